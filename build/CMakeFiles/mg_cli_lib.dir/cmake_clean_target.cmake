@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libmg_cli_lib.a"
+)

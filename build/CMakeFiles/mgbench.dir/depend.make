@@ -1,0 +1,2 @@
+# Empty dependencies file for mgbench.
+# This may be replaced when dependencies are built.

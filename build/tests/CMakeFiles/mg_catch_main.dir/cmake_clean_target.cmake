@@ -1,0 +1,3 @@
+file(REMOVE_RECURSE
+  "libmg_catch_main.a"
+)

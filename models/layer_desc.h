@@ -1,0 +1,97 @@
+// Network descriptions: what a model is, as layers and their connections, with no device code.
+// A model is a DAG in topological order; layer 0 is the input (images, NHWC in memory, logical {N,3,H,W}).
+// The last layer produces the logits {N, num_classes}; the trainer appends softmax cross-entropy.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "core/tensor.h"
+
+namespace mg {
+
+enum class LayerKind {
+  Input,
+  Conv,           // conv2d, optional bias, groups
+  BatchNorm,      // training-mode batch statistics, running statistics updated
+  Relu,
+  MaxPool,
+  AvgPool,        // count_include_pad as torch's default (true)
+  GlobalAvgPool,  // {N,C,H,W} -> {N,C}
+  Flatten,        // {N,C,H,W} -> {N,C*H*W} (NHWC order in memory, so weights of the next Linear follow it)
+  Linear,         // fully connected, optional bias
+  Add,            // residual add of two inputs of one shape
+  Concat,         // channel concat of 2+ inputs
+  Dropout,
+  LRN,            // unused by the shipped models; kept out of scope
+};
+
+const char* layer_kind_name(LayerKind k);
+
+struct ConvParams {
+  int64_t out_channels = 0;
+  int64_t kh = 1, kw = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;
+  int64_t groups = 1;
+  bool bias = false;
+};
+
+struct PoolParams {
+  int64_t kh = 1, kw = 1;
+  int64_t stride_h = 1, stride_w = 1;
+  int64_t pad_h = 0, pad_w = 0;
+  bool ceil_mode = false;
+};
+
+struct LinearParams {
+  int64_t out_features = 0;
+  bool bias = true;
+};
+
+struct BatchNormParams {
+  float eps = 1e-5f;
+  float momentum = 0.1f;  // torch convention: running = (1-m)*running + m*batch
+};
+
+struct DropoutParams {
+  float p = 0.5f;
+};
+
+struct LayerDesc {
+  LayerKind kind = LayerKind::Input;
+  std::string name;
+  std::vector<int> inputs;  // indices of earlier layers
+  ConvParams conv;
+  PoolParams pool;
+  LinearParams linear;
+  BatchNormParams bn;
+  DropoutParams dropout;
+};
+
+// Shapes of one parameter tensor, logical (e.g. conv weight {O, I/groups, KH, KW}).
+struct ParamShape {
+  std::string name;  // "weight", "bias", "gamma", "beta"
+  Shape shape;
+};
+
+struct ModelDesc {
+  std::string name;
+  int64_t default_image_size = 224;
+  int64_t min_image_size = 32;
+  int64_t num_classes = 1000;
+  std::vector<LayerDesc> layers;
+};
+
+// Output shape of every layer for a batch and image size; throws UsageError when the image size is too small
+// for the network (a spatial dimension would reach zero).
+std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image_size);
+
+// Parameter tensors of a layer given its input shapes (empty for parameter-free layers).
+std::vector<ParamShape> layer_params(const LayerDesc& l, const std::vector<Shape>& in_shapes);
+
+int64_t count_params(const ModelDesc& m, int64_t image_size);
+// Forward multiply-adds x2 per image (conv, linear; other layers ignored, as torchvision/fvcore count).
+double forward_gflops_per_image(const ModelDesc& m, int64_t image_size);
+
+}  // namespace mg

@@ -1,0 +1,64 @@
+#include "backend/backend.h"
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include <gloo/config.h>
+
+#include "backend/cpu/cpu_backend.h"
+#include "core/error.h"
+
+namespace mg {
+
+#ifdef MG_HAVE_CUDA
+// src/backend/cuda/cuda_backend.cpp
+std::unique_ptr<Backend> make_cuda_backend(int ordinal, const BackendOptions& opt);
+int cuda_device_count_impl();
+std::vector<std::pair<std::string, std::string>> cuda_library_versions();
+#endif
+
+bool cuda_built() {
+#ifdef MG_HAVE_CUDA
+  return true;
+#else
+  return false;
+#endif
+}
+
+int cuda_device_count() {
+#ifdef MG_HAVE_CUDA
+  return cuda_device_count_impl();
+#else
+  return 0;
+#endif
+}
+
+std::unique_ptr<Backend> make_backend(DeviceKind kind, int ordinal, const BackendOptions& opt) {
+  if (kind == DeviceKind::Cpu) return std::make_unique<CpuBackend>(ordinal, opt);
+#ifdef MG_HAVE_CUDA
+  const int n = cuda_device_count_impl();
+  if (ordinal < 0 || ordinal >= n) {
+    throw UsageError("--device cuda: GPU " + std::to_string(ordinal) + " requested but " + std::to_string(n) +
+                     " GPU(s) present");
+  }
+  return make_cuda_backend(ordinal, opt);
+#else
+  (void)ordinal;
+  (void)opt;
+  throw UsageError("--device cuda: this mgbench was built without the CUDA backend (use --device cpu)");
+#endif
+}
+
+std::vector<std::pair<std::string, std::string>> backend_library_versions() {
+  std::vector<std::pair<std::string, std::string>> v;
+  const dnnl_version_t* d = dnnl::version();
+  v.emplace_back("onednn", std::to_string(d->major) + "." + std::to_string(d->minor) + "." +
+                               std::to_string(d->patch));
+  v.emplace_back("gloo", std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
+                             std::to_string(GLOO_VERSION_PATCH));
+#ifdef MG_HAVE_CUDA
+  for (auto& kv : cuda_library_versions()) v.push_back(kv);
+#endif
+  return v;
+}
+
+}  // namespace mg

@@ -1,0 +1,145 @@
+// The Backend seam: one device's memory, streams/events and layer primitives. CudaBackend (cuDNN, cuBLAS,
+// kernels/) and CpuBackend (oneDNN) implement it; nothing above this header knows which one runs.
+//
+// Streams: each backend instance (one per replica) owns three ordered queues of work:
+//   Compute - layers, loss, optimizer; Copy - host->device staging; Comm - gradient all-reduce.
+// Work on one stream runs in order; Events order streams against each other and timestamp them.
+// On CUDA these are cudaStream_t/cudaEvent_t. On CPU, Compute runs inline on the calling thread (so an
+// event recorded there completes at once with the steady_clock time), while Copy and Comm are worker threads
+// that run enqueued host functions in order and stamp events when they reach them.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "core/dtype.h"
+#include "core/tensor.h"
+#include "models/layer_desc.h"
+
+namespace mg {
+
+enum class DeviceKind { Cpu, Cuda };
+inline const char* device_kind_name(DeviceKind k) { return k == DeviceKind::Cpu ? "cpu" : "cuda"; }
+
+enum class StreamKind { Compute = 0, Copy = 1, Comm = 2 };
+
+class Event {
+ public:
+  virtual ~Event() = default;
+};
+
+struct LayerOptions {
+  Precision precision = Precision::FP32;
+  uint64_t seed = 0;  // dropout masks and the like; replicas differ by seed only where they should
+};
+
+// One layer's forward/backward on a backend, created once at start-up (algorithm choice, oneDNN primitive
+// creation, cuDNN find) so none of that happens inside timed steps.
+//
+// Parameters are fp32 master copies in canonical layout, owned by the trainer in flat buffers so gradient
+// buckets are contiguous: conv weight {O, KH, KW, I/groups} (OHWI, i.e. cuDNN's NHWC "KRSC"), linear weight
+// {out, in} row-major, bias / BN gamma / BN beta 1-D. A backend may keep private reordered or low-precision
+// copies, refreshed in forward().
+class LayerOp {
+ public:
+  virtual ~LayerOp() = default;
+  virtual Shape output_shape() const = 0;
+  virtual std::vector<ParamShape> params() const = 0;
+  // Storage of the parameters and of their gradients (fp32, sizes as params()); called once before use.
+  virtual void bind(const std::vector<float*>& params, const std::vector<float*>& grads) = 0;
+  // in/out in the activation dtype of the precision; runs on the Compute stream.
+  virtual void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) = 0;
+  // dout: gradient w.r.t. out. din[i].data == nullptr means input i needs no gradient (the network input).
+  // din is overwritten. Parameter gradients are overwritten, or added to when accumulate_param_grads is set
+  // (gradient accumulation across micro-batches).
+  virtual void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                        const std::vector<Tensor>& din, bool accumulate_param_grads) = 0;
+};
+
+struct DeviceInfo {
+  std::string name;
+  size_t memory_bytes = 0;
+  std::string pci_bus_id;  // empty on CPU
+  int ordinal = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+
+  virtual DeviceKind kind() const = 0;
+  virtual DeviceInfo info() const = 0;
+  // Whether this device can train at the precision (UsageError text comes from the caller).
+  virtual bool supports(Precision p) const = 0;
+  // Called by every host thread before it drives this backend's Compute stream (CPU: sets the thread's
+  // OpenMP team size to this replica's share of cores; CUDA: cudaSetDevice).
+  virtual void attach_thread() = 0;
+
+  // ---- memory
+  virtual void* device_alloc(size_t bytes) = 0;  // throws Error naming bytes requested and peak on OOM
+  virtual void device_free(void* p) = 0;
+  virtual void* host_alloc_pinned(size_t bytes) = 0;
+  virtual void host_free_pinned(void* p) = 0;
+  virtual size_t peak_memory_bytes() const = 0;  // device bytes allocated at the high-water mark
+  virtual void reset_peak_memory() = 0;
+
+  // ---- streams and events
+  virtual void copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) = 0;
+  virtual void copy_d2h(void* dst, const void* src, size_t bytes, StreamKind s) = 0;
+  virtual void copy_d2d(void* dst, const void* src, size_t bytes, StreamKind s) = 0;
+  virtual std::unique_ptr<Event> create_event() = 0;
+  virtual void record(Event& e, StreamKind s) = 0;
+  virtual void stream_wait(StreamKind s, Event& e) = 0;  // later work on s starts after e
+  virtual void synchronize(Event& e) = 0;                // host blocks until e completes
+  virtual void synchronize(StreamKind s) = 0;
+  virtual bool query(Event& e) = 0;                      // completed?
+  virtual double elapsed_seconds(Event& start, Event& end) = 0;  // both complete
+  // Runs fn in stream order on a host thread (CPU: the stream's worker; CUDA: cudaLaunchHostFunc, so fn must
+  // not call CUDA). Used by host-side collectives (Gloo) and the CPU stager.
+  virtual void host_fn(StreamKind s, std::function<void()> fn) = 0;
+  // cudaStream_t for NCCL; nullptr on CPU.
+  virtual void* native_stream(StreamKind s) = 0;
+
+  // ---- layers
+  virtual std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
+                                                const LayerOptions& opt) = 0;
+
+  // ---- whole-tensor operations, on the Compute stream
+  virtual void fill(const Tensor& t, float value) = 0;
+  // Deterministic uniform [lo, hi) from seed (counter-based, so the same on both backends).
+  virtual void fill_uniform(const Tensor& t, float lo, float hi, uint64_t seed) = 0;
+  virtual void add_inplace(const Tensor& dst, const Tensor& src) = 0;  // dst += src, same dtype and size
+  virtual void scale(const Tensor& t, float alpha) = 0;                // t *= alpha (f32, f16, bf16)
+  virtual void cast(const Tensor& dst, const Tensor& src) = 0;         // between f32, f16, bf16
+  // Mean softmax cross-entropy over the batch. loss: 1 fp32 element (device). dlogits = grad_scale *
+  // (softmax - onehot) / N, in logits' dtype. labels: I32 {N}.
+  virtual void softmax_xent(const Tensor& logits, const Tensor& labels, const Tensor& loss,
+                            const Tensor& dlogits, float grad_scale) = 0;
+  // SGD with momentum and weight decay, torch semantics, on flat fp32 buffers of n elements:
+  //   g = grad * grad_scale + weight_decay * p;  v = momentum * v + g;  p -= lr * v
+  virtual void sgd_update(float* params, const float* grads, float* momentum_buf, size_t n, float lr,
+                          float momentum, float weight_decay, float grad_scale) = 0;
+  // Number of NaN/Inf elements (synchronises the Compute stream).
+  virtual int64_t count_nonfinite(const Tensor& t) = 0;
+};
+
+// Device discovery: number of CUDA devices usable (0 when built without CUDA or no driver is present:
+// "driver version is insufficient" counts as zero GPUs, not an error).
+int cuda_device_count();
+bool cuda_built();
+
+struct BackendOptions {
+  int threads = 0;  // CPU: worker threads for oneDNN in this replica (0 = all cores)
+};
+
+// Creates a backend for one replica. kind=Cuda with ordinal >= cuda_device_count() throws UsageError.
+std::unique_ptr<Backend> make_backend(DeviceKind kind, int ordinal, const BackendOptions& opt);
+
+// Versions of the libraries the binary was built with (keys: cuda, cudnn, nccl, onednn, gloo; absent when
+// not built) and, where a driver is present, at run time ("cuda_driver", "cudnn_runtime", ...).
+std::vector<std::pair<std::string, std::string>> backend_library_versions();
+
+}  // namespace mg

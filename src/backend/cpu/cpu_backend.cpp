@@ -1,0 +1,318 @@
+#include "backend/cpu/cpu_backend.h"
+
+#include <omp.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <cstring>
+#include <fstream>
+#include <thread>
+
+#include "core/counter_rng.h"
+#include "core/error.h"
+#include "core/half.h"
+
+namespace mg {
+
+namespace {
+
+CpuEvent& as_cpu(Event& e) { return static_cast<CpuEvent&>(e); }
+
+float load(const Tensor& t, int64_t i) {
+  switch (t.dtype) {
+    case DType::F32: return t.as<float>()[i];
+    case DType::BF16: return bf16_to_float(t.as<uint16_t>()[i]);
+    case DType::F16: return fp16_to_float(t.as<uint16_t>()[i]);
+    case DType::I32: return static_cast<float>(t.as<int32_t>()[i]);
+  }
+  return 0;
+}
+
+void store(const Tensor& t, int64_t i, float v) {
+  switch (t.dtype) {
+    case DType::F32: t.as<float>()[i] = v; break;
+    case DType::BF16: t.as<uint16_t>()[i] = float_to_bf16(v); break;
+    case DType::F16: t.as<uint16_t>()[i] = float_to_fp16(v); break;
+    case DType::I32: t.as<int32_t>()[i] = static_cast<int32_t>(v); break;
+  }
+}
+
+std::string cpu_model_name() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto p = line.find(':');
+      if (p != std::string::npos) return line.substr(p + 2);
+    }
+  }
+  return "cpu";
+}
+
+}  // namespace
+
+int cpu_core_count() {
+  int n = static_cast<int>(std::thread::hardware_concurrency());
+  return n > 0 ? n : 1;
+}
+
+bool cpu_has_bf16() {
+  return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core_bf16;
+}
+
+CpuBackend::CpuBackend(int ordinal, const BackendOptions& opt)
+    : ordinal_(ordinal),
+      threads_(opt.threads > 0 ? opt.threads : cpu_core_count()),
+      engine_(dnnl::engine::kind::cpu, 0),
+      stream_(engine_),
+      copy_(std::make_unique<WorkerStream>("copy")),
+      comm_(std::make_unique<WorkerStream>("comm")) {}
+
+CpuBackend::~CpuBackend() = default;
+
+DeviceInfo CpuBackend::info() const {
+  DeviceInfo d;
+  d.name = cpu_model_name() + " (" + std::to_string(threads_) + " threads)";
+  d.ordinal = ordinal_;
+  long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGE_SIZE);
+  d.memory_bytes = pages > 0 && page > 0 ? static_cast<size_t>(pages) * static_cast<size_t>(page) : 0;
+  return d;
+}
+
+bool CpuBackend::supports(Precision p) const {
+  switch (p) {
+    case Precision::FP32: return true;
+    case Precision::BF16: return cpu_has_bf16();
+    default: return false;  // tf32 and fp16 are tensor-core formats
+  }
+}
+
+void CpuBackend::attach_thread() { omp_set_num_threads(threads_); }
+
+void* CpuBackend::device_alloc(size_t bytes) {
+  const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
+  void* p = std::aligned_alloc(64, rounded);
+  if (!p) {
+    throw Error("out of memory allocating " + std::to_string(bytes) + " bytes (peak so far " +
+                std::to_string(peak_.load()) + " bytes)");
+  }
+  std::lock_guard<std::mutex> lk(mem_mu_);
+  sizes_[p] = rounded;
+  size_t cur = current_.fetch_add(rounded) + rounded;
+  size_t pk = peak_.load();
+  while (cur > pk && !peak_.compare_exchange_weak(pk, cur)) {
+  }
+  return p;
+}
+
+void CpuBackend::device_free(void* p) {
+  if (!p) return;
+  {
+    std::lock_guard<std::mutex> lk(mem_mu_);
+    auto it = sizes_.find(p);
+    if (it != sizes_.end()) {
+      current_ -= it->second;
+      sizes_.erase(it);
+    }
+  }
+  std::free(p);
+}
+
+void* CpuBackend::host_alloc_pinned(size_t bytes) {
+  void* p = std::aligned_alloc(64, std::max<size_t>(64, (bytes + 63) / 64 * 64));
+  if (!p) throw Error("out of host memory allocating " + std::to_string(bytes) + " bytes for staging");
+  return p;
+}
+
+void CpuBackend::host_free_pinned(void* p) { std::free(p); }
+
+WorkerStream* CpuBackend::worker(StreamKind s) {
+  switch (s) {
+    case StreamKind::Compute: return nullptr;
+    case StreamKind::Copy: return copy_.get();
+    case StreamKind::Comm: return comm_.get();
+  }
+  return nullptr;
+}
+
+void CpuBackend::run_on(StreamKind s, std::function<void()> fn) {
+  if (auto* w = worker(s)) {
+    w->enqueue(std::move(fn));
+  } else {
+    fn();
+  }
+}
+
+void CpuBackend::copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) {
+  run_on(s, [=] { std::memcpy(dst, src, bytes); });
+}
+void CpuBackend::copy_d2h(void* dst, const void* src, size_t bytes, StreamKind s) {
+  run_on(s, [=] { std::memcpy(dst, src, bytes); });
+}
+void CpuBackend::copy_d2d(void* dst, const void* src, size_t bytes, StreamKind s) {
+  run_on(s, [=] { std::memcpy(dst, src, bytes); });
+}
+
+std::unique_ptr<Event> CpuBackend::create_event() { return std::make_unique<CpuEvent>(); }
+
+void CpuBackend::record(Event& e, StreamKind s) {
+  CpuEvent& ev = as_cpu(e);
+  WorkerStream* w = worker(s);
+  ev.stream = w;
+  if (!w) {
+    ev.complete(std::chrono::steady_clock::now());
+    return;
+  }
+  ev.reset();
+  w->enqueue([&ev] { ev.complete(std::chrono::steady_clock::now()); });
+}
+
+void CpuBackend::stream_wait(StreamKind s, Event& e) {
+  CpuEvent& ev = as_cpu(e);
+  if (WorkerStream* w = worker(s)) {
+    w->enqueue([&ev] { ev.wait(); });
+  } else {
+    synchronize(e);
+  }
+}
+
+void CpuBackend::synchronize(Event& e) {
+  CpuEvent& ev = as_cpu(e);
+  ev.wait();
+  if (ev.stream) ev.stream->rethrow_if_failed();
+}
+
+void CpuBackend::synchronize(StreamKind s) {
+  if (WorkerStream* w = worker(s)) w->synchronize();
+}
+
+bool CpuBackend::query(Event& e) { return as_cpu(e).done(); }
+
+double CpuBackend::elapsed_seconds(Event& start, Event& end) {
+  synchronize(start);
+  synchronize(end);
+  return std::chrono::duration<double>(as_cpu(end).time() - as_cpu(start).time()).count();
+}
+
+void CpuBackend::host_fn(StreamKind s, std::function<void()> fn) { run_on(s, std::move(fn)); }
+
+std::unique_ptr<LayerOp> CpuBackend::create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
+                                                  const LayerOptions& opt) {
+  return create_cpu_layer(*this, desc, in_shapes, opt);
+}
+
+void CpuBackend::fill(const Tensor& t, float value) {
+  const int64_t n = t.numel();
+  if (t.dtype == DType::F32) {
+    std::fill_n(t.as<float>(), n, value);
+    return;
+  }
+#pragma omp parallel for
+  for (int64_t i = 0; i < n; ++i) store(t, i, value);
+}
+
+void CpuBackend::fill_uniform(const Tensor& t, float lo, float hi, uint64_t seed) {
+  const int64_t n = t.numel();
+  if (t.dtype == DType::I32) {  // integer range [lo, hi)
+#pragma omp parallel for
+    for (int64_t i = 0; i < n; ++i) {
+      t.as<int32_t>()[i] = static_cast<int32_t>(lo) +
+                           static_cast<int32_t>(counter_uniform(seed, i) * static_cast<float>(hi - lo));
+    }
+    return;
+  }
+#pragma omp parallel for
+  for (int64_t i = 0; i < n; ++i) store(t, i, lo + (hi - lo) * counter_uniform(seed, i));
+}
+
+void CpuBackend::add_inplace(const Tensor& dst, const Tensor& src) {
+  MG_ENSURE(dst.numel() == src.numel() && dst.dtype == src.dtype, "add_inplace: mismatched tensors");
+  const int64_t n = dst.numel();
+  if (dst.dtype == DType::F32) {
+    float* d = dst.as<float>();
+    const float* s = src.as<float>();
+#pragma omp parallel for simd
+    for (int64_t i = 0; i < n; ++i) d[i] += s[i];
+    return;
+  }
+#pragma omp parallel for
+  for (int64_t i = 0; i < n; ++i) store(dst, i, load(dst, i) + load(src, i));
+}
+
+void CpuBackend::scale(const Tensor& t, float alpha) {
+  const int64_t n = t.numel();
+  if (t.dtype == DType::F32) {
+    float* d = t.as<float>();
+#pragma omp parallel for simd
+    for (int64_t i = 0; i < n; ++i) d[i] *= alpha;
+    return;
+  }
+#pragma omp parallel for
+  for (int64_t i = 0; i < n; ++i) store(t, i, load(t, i) * alpha);
+}
+
+void CpuBackend::cast(const Tensor& dst, const Tensor& src) {
+  MG_ENSURE(dst.numel() == src.numel(), "cast: mismatched sizes");
+  const int64_t n = dst.numel();
+  if (dst.dtype == src.dtype) {
+    std::memcpy(dst.data, src.data, dst.bytes());
+    return;
+  }
+#pragma omp parallel for
+  for (int64_t i = 0; i < n; ++i) store(dst, i, load(src, i));
+}
+
+void CpuBackend::softmax_xent(const Tensor& logits, const Tensor& labels, const Tensor& loss,
+                              const Tensor& dlogits, float grad_scale) {
+  const int64_t n = logits.shape.n();
+  const int64_t k = logits.numel() / n;
+  double total = 0;
+  bool bad_label = false;
+#pragma omp parallel for reduction(+ : total) reduction(|| : bad_label)
+  for (int64_t i = 0; i < n; ++i) {
+    const int64_t base = i * k;
+    float mx = -INFINITY;
+    for (int64_t j = 0; j < k; ++j) mx = std::max(mx, load(logits, base + j));
+    double sum = 0;
+    for (int64_t j = 0; j < k; ++j) sum += std::exp(static_cast<double>(load(logits, base + j) - mx));
+    const int32_t y = labels.as<int32_t>()[i];
+    if (y < 0 || y >= k) {
+      bad_label = true;
+      continue;
+    }
+    const double logz = std::log(sum) + mx;
+    total += logz - load(logits, base + y);
+    if (dlogits.data) {
+      for (int64_t j = 0; j < k; ++j) {
+        double p = std::exp(static_cast<double>(load(logits, base + j)) - logz);
+        double g = (p - (j == y ? 1.0 : 0.0)) / static_cast<double>(n) * grad_scale;
+        store(dlogits, base + j, static_cast<float>(g));
+      }
+    }
+  }
+  MG_ENSURE(!bad_label, "label outside [0, num_classes)");
+  loss.as<float>()[0] = static_cast<float>(total / static_cast<double>(n));
+}
+
+void CpuBackend::sgd_update(float* p, const float* g, float* v, size_t n, float lr, float momentum,
+                            float weight_decay, float grad_scale) {
+  const int64_t m = static_cast<int64_t>(n);
+#pragma omp parallel for simd
+  for (int64_t i = 0; i < m; ++i) {
+    const float gi = g[i] * grad_scale + weight_decay * p[i];
+    v[i] = momentum * v[i] + gi;
+    p[i] -= lr * v[i];
+  }
+}
+
+int64_t CpuBackend::count_nonfinite(const Tensor& t) {
+  const int64_t n = t.numel();
+  int64_t bad = 0;
+#pragma omp parallel for reduction(+ : bad)
+  for (int64_t i = 0; i < n; ++i) bad += std::isfinite(load(t, i)) ? 0 : 1;
+  return bad;
+}
+
+}  // namespace mg

@@ -1,0 +1,86 @@
+// CpuBackend: one CPU replica. Layers run through oneDNN (cpu_layers*.cpp) on this replica's share of the
+// cores; memory is ordinary aligned host memory, counted so peak memory is reported like device memory.
+#pragma once
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <unordered_map>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "backend/backend.h"
+#include "backend/cpu/cpu_stream.h"
+
+namespace mg {
+
+class CpuBackend final : public Backend {
+ public:
+  CpuBackend(int ordinal, const BackendOptions& opt);
+  ~CpuBackend() override;
+
+  DeviceKind kind() const override { return DeviceKind::Cpu; }
+  DeviceInfo info() const override;
+  bool supports(Precision p) const override;
+  void attach_thread() override;
+  int threads() const { return threads_; }
+
+  void* device_alloc(size_t bytes) override;
+  void device_free(void* p) override;
+  void* host_alloc_pinned(size_t bytes) override;
+  void host_free_pinned(void* p) override;
+  size_t peak_memory_bytes() const override { return peak_.load(); }
+  void reset_peak_memory() override { peak_.store(current_.load()); }
+
+  void copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) override;
+  void copy_d2h(void* dst, const void* src, size_t bytes, StreamKind s) override;
+  void copy_d2d(void* dst, const void* src, size_t bytes, StreamKind s) override;
+  std::unique_ptr<Event> create_event() override;
+  void record(Event& e, StreamKind s) override;
+  void stream_wait(StreamKind s, Event& e) override;
+  void synchronize(Event& e) override;
+  void synchronize(StreamKind s) override;
+  bool query(Event& e) override;
+  double elapsed_seconds(Event& start, Event& end) override;
+  void host_fn(StreamKind s, std::function<void()> fn) override;
+  void* native_stream(StreamKind) override { return nullptr; }
+
+  std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
+                                        const LayerOptions& opt) override;
+
+  void fill(const Tensor& t, float value) override;
+  void fill_uniform(const Tensor& t, float lo, float hi, uint64_t seed) override;
+  void add_inplace(const Tensor& dst, const Tensor& src) override;
+  void scale(const Tensor& t, float alpha) override;
+  void cast(const Tensor& dst, const Tensor& src) override;
+  void softmax_xent(const Tensor& logits, const Tensor& labels, const Tensor& loss, const Tensor& dlogits,
+                    float grad_scale) override;
+  void sgd_update(float* params, const float* grads, float* momentum_buf, size_t n, float lr, float momentum,
+                  float weight_decay, float grad_scale) override;
+  int64_t count_nonfinite(const Tensor& t) override;
+
+  // For the oneDNN layer implementations.
+  dnnl::engine& engine() { return engine_; }
+  dnnl::stream& dnnl_stream() { return stream_; }
+
+ private:
+  WorkerStream* worker(StreamKind s);  // nullptr for the inline Compute stream
+  void run_on(StreamKind s, std::function<void()> fn);
+
+  int ordinal_;
+  int threads_;
+  dnnl::engine engine_;
+  dnnl::stream stream_;
+  std::unique_ptr<WorkerStream> copy_, comm_;
+  std::mutex mem_mu_;
+  std::unordered_map<void*, size_t> sizes_;
+  std::atomic<size_t> current_{0}, peak_{0};
+};
+
+// Defined with the oneDNN layers (cpu_layers*.cpp).
+std::unique_ptr<LayerOp> create_cpu_layer(CpuBackend& be, const LayerDesc& desc,
+                                          const std::vector<Shape>& in_shapes, const LayerOptions& opt);
+// Whether this processor runs bf16 natively (AVX-512 BF16 / AMX), as oneDNN sees it.
+bool cpu_has_bf16();
+int cpu_core_count();
+
+}  // namespace mg

@@ -1,0 +1,41 @@
+// Who the replicas of this job are and how their communicators are bootstrapped.
+//
+// Ranks: a process drives `local` replicas (threads); under a launcher (mpirun, srun, torchrun-style env)
+// there are world_size processes, and global rank = process_rank * local + local_index.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "comm/communicator.h"
+
+namespace mg {
+
+struct LaunchInfo {
+  std::string launcher = "none";  // none | mpi | slurm | env
+  int rank = 0;                   // process rank
+  int world_size = 1;             // processes
+  int local_rank = 0;             // process index on its host (device choice)
+  std::string master_addr;        // rendezvous host (env/slurm); for MPI rank 0's address is broadcast
+  int master_port = 0;
+};
+
+// Reads OMPI_COMM_WORLD_* / PMI_* (MPI), SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID (Slurm), or RANK/WORLD_SIZE/
+// LOCAL_RANK/MASTER_ADDR/MASTER_PORT (torchrun style). Inconsistent variables throw UsageError.
+LaunchInfo detect_launch();
+
+struct CommOptions {
+  std::string library = "gloo";  // nccl | gloo
+  double timeout_s = 300;         // a lost peer fails every collective within this
+  std::string gloo_iface;         // network interface for Gloo's TCP transport ("" = loopback/hostname)
+  std::string job_key = "mgbench";  // distinguishes successive worlds (sweep entries) on one store
+};
+
+// Creates one communicator per local backend, all in one world of launch.world_size * backends.size() ranks.
+// Collective across processes: every process must call it with the same job_key and local count.
+std::vector<std::unique_ptr<Communicator>> create_communicators(const LaunchInfo& launch,
+                                                                const std::vector<Backend*>& local_backends,
+                                                                const CommOptions& opt);
+
+}  // namespace mg

@@ -1,0 +1,36 @@
+// What the trainer pulls device batches from: a Stager over a DataSource (pinned host ring -> device buffers
+// filled on the Copy stream, staging_depth deep), or device-resident synthetic data generated once.
+#pragma once
+#include <cstdint>
+#include <memory>
+
+#include "backend/backend.h"
+#include "core/tensor.h"
+#include "data/data_source.h"
+
+namespace mg {
+
+struct DeviceBatch {
+  Tensor images;  // fp32, logical {N,3,H,W}, NHWC in memory, on the device
+  Tensor labels;  // int32 {N}
+  double input_wait_s = 0;  // host time the step waited for this batch to be ready
+};
+
+class InputPipeline {
+ public:
+  virtual ~InputPipeline() = default;
+  // The next batch; the Compute stream is ordered after its copy. Valid until release() is called.
+  virtual DeviceBatch next() = 0;
+  // Compute has enqueued all work reading the batch from next(); its buffer can be refilled once that
+  // work completes (tracked with an event recorded now on the Compute stream).
+  virtual void release() = 0;
+  virtual int64_t skipped_images() const { return 0; }
+};
+
+// synthetic_on_device: one random batch generated on the device once and reused (no copies).
+std::unique_ptr<InputPipeline> make_device_synthetic_input(Backend& be, const DataSpec& spec);
+// Stages batches from src through `depth` pinned host buffers and device buffers on the Copy stream.
+std::unique_ptr<InputPipeline> make_stager(Backend& be, std::unique_ptr<DataSource> src, const DataSpec& spec,
+                                           int depth);
+
+}  // namespace mg

@@ -1,0 +1,73 @@
+// Everything one mgbench invocation was asked to do, resolved from the command line and --config presets.
+// Built by src/cli, consumed by the trainer and recorded verbatim in the JSON result.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "core/dtype.h"
+
+namespace mg {
+
+enum class Scaling { Weak, Strong };
+enum class AllreduceMode { Ring, None };
+
+struct RunConfig {
+  // what to train
+  std::string model = "resnet50";
+  int64_t image_size = 0;  // 0 = the model's default
+  int64_t num_classes = 1000;
+  Precision precision = Precision::FP32;
+
+  // where
+  DeviceKind device = DeviceKind::Cpu;
+  std::vector<int> device_counts = {1};  // the sweep (--gpus / --devices)
+  std::vector<int> gpu_ids;              // ordinals to use, in order (default 0..N-1)
+  bool no_baseline = false;              // do not add a 1-device run when the list lacks one
+  int threads = 0;                       // CPU threads per process (0 = all cores)
+  int threads_per_replica = 0;           // 0 = threads / replicas
+
+  // how long
+  int64_t batch_size = 32;  // per device (weak) or global (strong)
+  Scaling scaling = Scaling::Weak;
+  int steps = 20;
+  int warmup = 5;
+  int repeat = 1;
+  bool forward_only = false;
+  bool input_only = false;
+
+  // optimizer
+  float lr = 0.01f;
+  float momentum = 0.9f;
+  float weight_decay = 1e-4f;
+  float loss_scale = 65536.0f;  // fp16 initial dynamic loss scale
+
+  // data
+  std::string data = "synthetic";          // synthetic | DIR | FILE.mgrec
+  std::string synthetic_source = "device";  // device | host
+  int data_threads = 2;
+  int staging_depth = 2;
+  uint64_t seed = 1;
+  bool skip_bad_images = false;
+
+  // gradients and communication
+  double bucket_mb = 25;
+  bool overlap = true;
+  std::string allreduce_dtype;  // "" = gradient dtype (fp32); fp32 | fp16 | bf16
+  int accum_steps = 1;
+  AllreduceMode allreduce = AllreduceMode::Ring;
+  std::string nccl_algo;          // "" (leave NCCL_ALGO as the user set it) | ring | tree | auto
+  double comm_timeout_s = 300;
+  std::vector<std::string> transports;  // empty = as the environment is
+  std::string gloo_iface;
+
+  // output
+  std::string json_path;
+  std::string trace_path;
+  std::string config_file;
+  std::string command_line;
+  bool progress = true;  // only shown on a TTY
+};
+
+}  // namespace mg

@@ -1,0 +1,97 @@
+// What a run measured: one DeviceCountResult per entry of the sweep, plus the environment. Produced by the
+// trainer, consumed by reporting (JSON, table, trace, compare). All times are seconds.
+#pragma once
+#include <cstdint>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "train/run_config.h"
+
+namespace mg {
+
+// One timed step of one replica (or the mean over replicas). The six parts add up to total.
+struct StepBreakdown {
+  double input_wait = 0;
+  double forward = 0;
+  double backward = 0;
+  double comm_exposed = 0;     // optimizer waited for all-reduce after backward ended
+  double comm_overlapped = 0;  // all-reduce time hidden under backward
+  double optimizer = 0;
+  double total = 0;            // step time
+};
+
+struct StepStats {
+  double median_s = 0, mean_s = 0, stddev_s = 0, p5_s = 0, p95_s = 0;
+  double ci95_lo_s = 0, ci95_hi_s = 0;  // 95% CI of the median (order statistics)
+  double ci95_s = 0;                    // half-width: max(median-lo, hi-median)
+  double jitter_s = 0;                  // 1.4826 * MAD
+  int64_t samples = 0;
+};
+
+struct BucketTiming {
+  size_t bytes = 0;
+  double time_s = 0;  // mean per step
+};
+
+struct AllreduceStats {
+  std::string library;   // nccl | gloo | none
+  std::string dtype;     // wire dtype
+  size_t bytes_per_step = 0;
+  int buckets = 0;
+  double time_s = 0;     // sum over buckets, mean per step
+  double algbw_GBps = 0;  // bytes_per_step / time_s
+  double busbw_GBps = 0;  // algbw * 2(N-1)/N
+  std::vector<BucketTiming> per_bucket;
+};
+
+struct TraceSpan {  // one interval of one replica's stream, for --trace
+  int replica = 0;
+  std::string stream;  // compute | copy | comm
+  std::string name;
+  double start_s = 0;  // relative to the first timed step
+  double dur_s = 0;
+};
+
+struct DeviceCountResult {
+  int devices = 0;
+  std::string transport = "default";
+  std::map<std::string, std::string> transport_env;  // variables this entry set
+  int64_t batch_per_device = 0;
+  int64_t global_batch = 0;  // images per optimizer step over all devices (includes accum_steps)
+  double images_per_sec = 0;
+  double images_per_sec_per_device = 0;
+  double scaling_efficiency = 0;  // vs devices=1 of the same transport; 1.0 for the baseline
+  double speedup = 0;
+  double wall_s = 0;
+  StepStats step_time;
+  StepBreakdown breakdown;  // mean per step
+  AllreduceStats allreduce;
+  size_t peak_memory_bytes = 0;  // max over replicas
+  double final_loss = 0;
+  int64_t overflow_steps = 0;   // fp16 steps skipped for overflow
+  int64_t skipped_images = 0;   // --skip-bad-images
+  bool input_only = false;
+  std::vector<StepBreakdown> samples;  // every timed step (all repeats), mean over replicas
+  std::vector<TraceSpan> trace;        // filled only when tracing
+};
+
+struct Environment {
+  std::string mgbench_version, git_commit, command_line, host, cpu;
+  std::vector<DeviceInfo> devices;
+  std::map<std::string, std::string> versions;  // cuda, cudnn, nccl, onednn, gloo, driver, ...
+  std::map<std::string, std::string> env_vars;  // NCCL_*, OMP_*, CUDA_VISIBLE_DEVICES, ...
+  std::string launcher = "none";
+  int world_size = 1;
+  nlohmann::json topology;  // summary from src/topo
+};
+
+struct RunResult {
+  Environment env;
+  RunConfig config;
+  std::vector<DeviceCountResult> runs;
+};
+
+}  // namespace mg
