@@ -1,0 +1,24 @@
+// A subcommand of mgbench (models, topo, comm, compare, prepare-data). app.cpp creates the CLI11 subcommand,
+// lets the Command declare its options on it, and calls run() when the user chose it.
+// run() returns the exit status; bad input is thrown as UsageError (exit 2, one line), failures as Error.
+#pragma once
+#include <memory>
+
+#include <CLI/CLI.hpp>
+
+namespace mg {
+
+class Command {
+ public:
+  virtual ~Command() = default;
+  virtual void setup(CLI::App& sub) = 0;
+  virtual int run() = 0;
+};
+
+std::unique_ptr<Command> make_models_command();        // cmd_models.cpp
+std::unique_ptr<Command> make_topo_command();          // cmd_topo.cpp
+std::unique_ptr<Command> make_comm_command();          // cmd_comm.cpp
+std::unique_ptr<Command> make_compare_command();       // cmd_compare.cpp
+std::unique_ptr<Command> make_prepare_data_command();  // cmd_prepare_data.cpp
+
+}  // namespace mg
