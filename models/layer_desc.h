@@ -47,6 +47,10 @@ struct PoolParams {
 struct LinearParams {
   int64_t out_features = 0;
   bool bias = true;
+  // When > 0, the input must have exactly this many features: torchvision's fixed classifiers (VGG, AlexNet)
+  // sit behind an adaptive pool that is modelled only where it is the identity, so other image sizes are
+  // rejected by infer_shapes instead of silently growing the layer.
+  int64_t in_features = 0;
 };
 
 struct BatchNormParams {
@@ -69,7 +73,7 @@ struct LayerDesc {
   DropoutParams dropout;
 };
 
-// Shapes of one parameter tensor, logical (e.g. conv weight {O, I/groups, KH, KW}).
+// Shapes of one parameter tensor, in the canonical layouts of backend.h (conv weight {O, KH, KW, I/groups}).
 struct ParamShape {
   std::string name;  // "weight", "bias", "gamma", "beta"
   Shape shape;

@@ -14,4 +14,13 @@ std::string canonical_model_name(const std::string& name);
 // Builds the description; num_classes > 0.
 ModelDesc build_model(const std::string& name, int64_t num_classes = 1000);
 
+// What a listing says about a model beyond its layers.
+struct ModelInfo {
+  std::string name;                  // canonical
+  std::vector<std::string> aliases;
+  std::string note;                  // provenance and deliberate deviations, one line
+  bool test_network = false;         // small nets for tests, not benchmarks
+};
+ModelInfo model_info(const std::string& name);  // accepts aliases; UsageError like canonical_model_name
+
 }  // namespace mg

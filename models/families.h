@@ -1,0 +1,15 @@
+// The network families the registry offers; each builder lives in its own file (resnet.cpp, vgg.cpp, ...).
+#pragma once
+#include <cstdint>
+
+#include "models/layer_desc.h"
+
+namespace mg {
+
+ModelDesc build_resnet(int depth, int64_t num_classes);  // 18, 34, 50, 101, 152
+ModelDesc build_vgg(int depth, int64_t num_classes);     // 16, 19
+ModelDesc build_alexnet(int64_t num_classes);
+ModelDesc build_inception3(int64_t num_classes);
+ModelDesc build_tiny(bool batch_norm, int64_t num_classes);
+
+}  // namespace mg

@@ -1,0 +1,74 @@
+#include "models/registry.h"
+
+#include <functional>
+
+#include "core/error.h"
+#include "models/families.h"
+
+namespace mg {
+
+namespace {
+
+struct Entry {
+  ModelInfo info;
+  std::function<ModelDesc(int64_t)> build;
+};
+
+const std::vector<Entry>& catalogue() {
+  static const std::vector<Entry> entries = {
+      {{"resnet18", {}, "torchvision resnet18", false}, [](int64_t c) { return build_resnet(18, c); }},
+      {{"resnet34", {}, "torchvision resnet34", false}, [](int64_t c) { return build_resnet(34, c); }},
+      {{"resnet50", {"resnet"}, "torchvision resnet50 (v1.5: stride on the 3x3 conv)", false},
+       [](int64_t c) { return build_resnet(50, c); }},
+      {{"resnet101", {}, "torchvision resnet101 (v1.5)", false}, [](int64_t c) { return build_resnet(101, c); }},
+      {{"resnet152", {}, "torchvision resnet152 (v1.5)", false}, [](int64_t c) { return build_resnet(152, c); }},
+      {{"vgg16", {}, "torchvision vgg16 (no BN); image sizes 224-255 only", false},
+       [](int64_t c) { return build_vgg(16, c); }},
+      {{"vgg19", {}, "torchvision vgg19 (no BN); image sizes 224-255 only", false},
+       [](int64_t c) { return build_vgg(19, c); }},
+      {{"alexnet", {}, "torchvision alexnet; image sizes 223-254 only", false},
+       [](int64_t c) { return build_alexnet(c); }},
+      {{"inception3", {"inception_v3"}, "torchvision inception_v3 with aux_logits=False", false},
+       [](int64_t c) { return build_inception3(c); }},
+      {{"tiny", {}, "test network: 2 conv+BN+ReLU blocks, trains in seconds on CPU", true},
+       [](int64_t c) { return build_tiny(true, c); }},
+      {{"tiny_nobn", {}, "test network: tiny without batch-norm, for exact gradient checks", true},
+       [](int64_t c) { return build_tiny(false, c); }},
+  };
+  return entries;
+}
+
+const Entry& find(const std::string& name) {
+  for (const Entry& e : catalogue()) {
+    if (e.info.name == name) return e;
+    for (const std::string& a : e.info.aliases)
+      if (a == name) return e;
+  }
+  std::string allowed;
+  for (const Entry& e : catalogue()) {
+    allowed += (allowed.empty() ? "" : ", ") + e.info.name;
+    for (const std::string& a : e.info.aliases) allowed += ", " + a;
+  }
+  throw UsageError("unknown model '" + name + "' (allowed: " + allowed + ")");
+}
+
+}  // namespace
+
+std::vector<std::string> model_names() {
+  std::vector<std::string> names;
+  for (const Entry& e : catalogue()) names.push_back(e.info.name);
+  return names;
+}
+
+std::string canonical_model_name(const std::string& name) { return find(name).info.name; }
+
+ModelInfo model_info(const std::string& name) { return find(name).info; }
+
+ModelDesc build_model(const std::string& name, int64_t num_classes) {
+  const Entry& e = find(name);
+  if (num_classes < 1)
+    throw UsageError("--num-classes " + std::to_string(num_classes) + " must be at least 1");
+  return e.build(num_classes);
+}
+
+}  // namespace mg
