@@ -74,6 +74,8 @@ struct DeviceCountResult {
   int64_t overflow_steps = 0;   // fp16 steps skipped for overflow
   int64_t skipped_images = 0;   // --skip-bad-images
   bool input_only = false;
+  // FNV-1a of every replica's parameters after the run (global rank order): data-parallel replicas must agree.
+  std::vector<uint64_t> replica_checksums;
   std::vector<StepBreakdown> samples;  // every timed step (all repeats), mean over replicas
   std::vector<TraceSpan> trace;        // filled only when tracing
 };

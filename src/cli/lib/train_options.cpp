@@ -1,0 +1,194 @@
+#include "cli/lib/train_options.h"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <filesystem>
+#include <thread>
+
+#include "backend/backend.h"
+#include "core/error.h"
+#include "models/registry.h"
+
+namespace mg {
+
+namespace {
+
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+  std::vector<std::string> out;
+  for (const auto& item : items) {
+    size_t start = 0;
+    while (start <= item.size()) {
+      const size_t comma = item.find(',', start);
+      const std::string tok = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
+      if (!tok.empty()) out.push_back(tok);
+      if (comma == std::string::npos) break;
+      start = comma + 1;
+    }
+  }
+  return out;
+}
+
+std::vector<int> parse_ints(const std::vector<std::string>& items, const char* option) {
+  std::vector<int> out;
+  for (const auto& tok : split_list(items)) {
+    size_t used = 0;
+    int v = 0;
+    try {
+      v = std::stoi(tok, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used != tok.size()) throw UsageError(std::string(option) + ": '" + tok + "' is not an integer");
+    out.push_back(v);
+  }
+  return out;
+}
+
+template <typename T>
+T pick(const std::string& value, const char* option, std::initializer_list<std::pair<const char*, T>> choices) {
+  std::string allowed;
+  for (const auto& c : choices) {
+    if (value == c.first) return c.second;
+    allowed += (allowed.empty() ? "" : ", ") + std::string(c.first);
+  }
+  throw UsageError(std::string(option) + " " + value + " is not one of: " + allowed);
+}
+
+void check_output_path(const std::string& path, const char* option) {
+  if (path.empty()) return;
+  namespace fs = std::filesystem;
+  fs::path p(path);
+  fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
+  std::error_code ec;
+  if (!fs::is_directory(dir, ec)) throw UsageError(std::string(option) + " " + path + ": directory " + dir.string() + " does not exist");
+  if (access(dir.c_str(), W_OK) != 0) throw UsageError(std::string(option) + " " + path + ": directory " + dir.string() + " is not writable");
+  if (fs::is_directory(p, ec)) throw UsageError(std::string(option) + " " + path + " is a directory");
+}
+
+}  // namespace
+
+void add_train_options(CLI::App& app, TrainOptions& o) {
+  RunConfig& c = o.cfg;
+  app.add_option("--model", c.model, "network to train (see `mgbench models`)")->capture_default_str();
+  app.add_option("--device", o.device, "cpu | cuda | auto (cuda when a GPU is present)")->capture_default_str();
+  app.add_option("--gpus,--devices", o.gpus, "device counts to sweep, e.g. 1,2,4,8 (CPU: replicas)")->delimiter(',');
+  app.add_option("--gpu-ids", o.gpu_ids, "device ordinals to use, e.g. 0,2,4,6")->delimiter(',');
+  app.add_flag("--no-baseline", c.no_baseline, "do not add the 1-device run when the list lacks it");
+  app.add_option("--threads", c.threads, "CPU threads for this process (default: all cores)");
+  app.add_option("--threads-per-replica", c.threads_per_replica, "CPU threads per replica (default: threads / replicas)");
+  app.add_option("--batch-size", o.batch_size, "images per device per step (global with --scaling strong); default 64 on GPU, 16 on CPU");
+  app.add_option("--scaling", o.scaling, "weak (batch per device) | strong (global batch fixed)")->capture_default_str();
+  app.add_option("--steps", o.steps, "timed steps per repeat (default 20 on GPU, 10 on CPU)");
+  app.add_option("--warmup", o.warmup, "untimed warm-up steps (default 5 on GPU, 2 on CPU)");
+  app.add_option("--repeat", c.repeat, "repeat the timed steps R times, keeping all samples")->capture_default_str();
+  app.add_flag("--forward-only", c.forward_only, "benchmark inference (forward pass only)");
+  app.add_flag("--input-only", c.input_only, "run the input pipeline only (decode, augment, stage), no training");
+  app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
+  app.add_option("--image-size", c.image_size, "input height and width (default: the model's)");
+  app.add_option("--num-classes", c.num_classes, "classifier outputs")->capture_default_str();
+  app.add_option("--lr", c.lr, "SGD learning rate")->capture_default_str();
+  app.add_option("--momentum", c.momentum, "SGD momentum")->capture_default_str();
+  app.add_option("--weight-decay", c.weight_decay, "SGD weight decay")->capture_default_str();
+  app.add_option("--loss-scale", c.loss_scale, "initial dynamic loss scale for fp16")->capture_default_str();
+  app.add_option("--data", c.data, "synthetic | DIR (ImageNet-style folder) | FILE.mgrec")->capture_default_str();
+  app.add_option("--synthetic-source", c.synthetic_source, "device (one batch kept on the device) | host (staged every step)")->capture_default_str();
+  app.add_option("--data-threads", c.data_threads, "JPEG decode threads per replica")->capture_default_str();
+  app.add_option("--staging-depth", c.staging_depth, "batches in flight between host and device")->capture_default_str();
+  app.add_option("--seed", c.seed, "seed for weights, data order and synthetic data")->capture_default_str();
+  app.add_flag("--skip-bad-images", c.skip_bad_images, "skip (and count) corrupt images instead of failing");
+  app.add_option("--bucket-mb", c.bucket_mb, "gradient bucket size in MiB")->capture_default_str();
+  app.add_flag("--no-overlap", o.no_overlap, "start all-reduce only after the whole backward pass");
+  app.add_option("--allreduce-dtype", c.allreduce_dtype, "fp32 | fp16 | bf16 (default: fp32 gradients)");
+  app.add_option("--accum-steps", c.accum_steps, "micro-batches per replica between all-reduces")->capture_default_str();
+  app.add_option("--allreduce", o.allreduce, "ring | none (independent replicas, no gradient exchange)")->capture_default_str();
+  app.add_option("--nccl-algo", c.nccl_algo, "ring | tree | auto: sets NCCL_ALGO before NCCL starts");
+  app.add_option("--comm-timeout", c.comm_timeout_s, "seconds before a lost rank fails the run")->capture_default_str();
+  app.add_option("--transport", o.transports, "transports to compare, e.g. auto,p2p,shm,net (NCCL) or tcp (Gloo)")->delimiter(',');
+  app.add_option("--gloo-iface", c.gloo_iface, "network interface for Gloo's TCP transport");
+  app.add_option("--json", c.json_path, "write the result as JSON (atomically)");
+  app.add_option("--trace", c.trace_path, "write a Chrome/Perfetto trace of the largest device count");
+  app.add_flag("--no-progress", o.no_progress, "no progress line even on a terminal");
+}
+
+RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line) {
+  RunConfig c = o.cfg;
+  c.command_line = command_line;
+  c.progress = !o.no_progress;
+  c.overlap = !o.no_overlap;
+  c.model = canonical_model_name(c.model);
+
+  const int gpus_present = cuda_device_count();
+  if (o.device == "auto") {
+    c.device = gpus_present > 0 ? DeviceKind::Cuda : DeviceKind::Cpu;
+  } else {
+    c.device = pick<DeviceKind>(o.device, "--device", {{"cpu", DeviceKind::Cpu}, {"cuda", DeviceKind::Cuda}, {"gpu", DeviceKind::Cuda}});
+  }
+  if (c.device == DeviceKind::Cuda && gpus_present == 0) {
+    throw UsageError(std::string("--device cuda: no GPU is present") +
+                     (cuda_built() ? " (no CUDA driver or device found)" : " (this mgbench was built without CUDA)") +
+                     "; use --device cpu");
+  }
+  const bool gpu = c.device == DeviceKind::Cuda;
+  c.precision = pick<Precision>(o.precision, "--precision",
+                                {{"fp32", Precision::FP32}, {"tf32", Precision::TF32}, {"fp16", Precision::FP16},
+                                 {"bf16", Precision::BF16}, {"amp", Precision::BF16}});
+  if (!gpu && (c.precision == Precision::TF32 || c.precision == Precision::FP16)) {
+    throw UsageError(std::string("--precision ") + precision_name(c.precision) +
+                     " needs a GPU; on --device cpu use fp32 or bf16");
+  }
+  c.scaling = pick<Scaling>(o.scaling, "--scaling", {{"weak", Scaling::Weak}, {"strong", Scaling::Strong}});
+  c.allreduce = pick<AllreduceMode>(o.allreduce, "--allreduce", {{"ring", AllreduceMode::Ring}, {"none", AllreduceMode::None}});
+  if (!c.allreduce_dtype.empty()) {
+    pick<int>(c.allreduce_dtype, "--allreduce-dtype", {{"fp32", 0}, {"fp16", 1}, {"bf16", 2}});
+  }
+  if (!c.nccl_algo.empty()) {
+    pick<int>(c.nccl_algo, "--nccl-algo", {{"ring", 0}, {"tree", 1}, {"auto", 2}});
+  }
+  pick<int>(c.synthetic_source, "--synthetic-source", {{"device", 0}, {"host", 1}});
+
+  c.batch_size = o.batch_size > 0 ? o.batch_size : (gpu ? 64 : 16);
+  if (o.batch_size < 0 || c.batch_size > 65536) {
+    throw UsageError("--batch-size " + std::to_string(o.batch_size) + " must be between 1 and 65536");
+  }
+  c.steps = o.steps != 0 ? o.steps : (gpu ? 20 : 10);
+  c.warmup = o.warmup >= 0 ? o.warmup : (gpu ? 5 : 2);
+  if (c.steps < 1 || c.steps > 1000000) throw UsageError("--steps " + std::to_string(c.steps) + " must be between 1 and 1000000");
+  if (o.warmup < -1 || c.warmup > 1000000) throw UsageError("--warmup " + std::to_string(o.warmup) + " must be between 0 and 1000000");
+  if (c.repeat < 1 || c.repeat > 1000) throw UsageError("--repeat " + std::to_string(c.repeat) + " must be between 1 and 1000");
+  if (c.accum_steps < 1 || c.accum_steps > 4096) throw UsageError("--accum-steps " + std::to_string(c.accum_steps) + " must be between 1 and 4096");
+  if (c.staging_depth < 1 || c.staging_depth > 64) throw UsageError("--staging-depth " + std::to_string(c.staging_depth) + " must be between 1 and 64");
+  if (c.data_threads < 1 || c.data_threads > 256) throw UsageError("--data-threads " + std::to_string(c.data_threads) + " must be between 1 and 256");
+  if (!(c.bucket_mb > 0) || c.bucket_mb > 65536) throw UsageError("--bucket-mb must be in (0, 65536]");
+  if (!(c.comm_timeout_s > 0)) throw UsageError("--comm-timeout must be positive (seconds)");
+  if (c.num_classes < 1 || c.num_classes > 1000000) throw UsageError("--num-classes " + std::to_string(c.num_classes) + " must be between 1 and 1000000");
+  if (c.image_size < 0 || c.image_size > 4096) throw UsageError("--image-size " + std::to_string(c.image_size) + " must be between 1 and 4096");
+  if (c.threads < 0 || c.threads_per_replica < 0) throw UsageError("--threads and --threads-per-replica must be positive");
+  if (!(c.lr >= 0) || !(c.momentum >= 0) || !(c.weight_decay >= 0)) throw UsageError("--lr, --momentum and --weight-decay must be >= 0");
+  if (!(c.loss_scale >= 1)) throw UsageError("--loss-scale must be >= 1");
+  if (c.forward_only && c.input_only) throw UsageError("--forward-only and --input-only exclude each other");
+
+  if (!o.gpus.empty()) {
+    c.device_counts = parse_ints(o.gpus, "--gpus");
+  } else if (gpu) {
+    c.device_counts.clear();  // the default sweep: powers of two up to all GPUs, and all of them
+    for (int n = 1; n <= gpus_present; n *= 2) c.device_counts.push_back(n);
+    if (c.device_counts.back() != gpus_present) c.device_counts.push_back(gpus_present);
+  } else {
+    const int cores = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    c.device_counts = cores >= 2 ? std::vector<int>{1, 2} : std::vector<int>{1};
+  }
+  c.gpu_ids = parse_ints(o.gpu_ids, "--gpu-ids");
+  if (!c.gpu_ids.empty()) {
+    std::vector<int> sorted = c.gpu_ids;
+    std::sort(sorted.begin(), sorted.end());
+    if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) throw UsageError("--gpu-ids lists a device twice");
+    if (!gpu) throw UsageError("--gpu-ids applies to --device cuda only");
+  }
+  c.transports = split_list(o.transports);
+  check_output_path(c.json_path, "--json");
+  check_output_path(c.trace_path, "--trace");
+  return c;
+}
+
+}  // namespace mg

@@ -1,0 +1,32 @@
+// The training benchmark's command-line options (the top-level `mgbench` command) and their validation into
+// a RunConfig. Every rejection is a UsageError that names the option and what it accepts.
+#pragma once
+#include <string>
+#include <vector>
+
+#include <CLI/CLI.hpp>
+
+#include "train/run_config.h"
+
+namespace mg {
+
+struct TrainOptions {
+  RunConfig cfg;
+  std::string device = "auto";
+  std::string precision = "fp32";
+  std::string scaling = "weak";
+  std::string allreduce = "ring";
+  std::vector<std::string> gpus;  // "1,2,4" or repeated
+  std::vector<std::string> gpu_ids;
+  std::vector<std::string> transports;
+  bool no_overlap = false;
+  bool no_progress = false;
+  int64_t batch_size = 0;  // 0 = the device's default
+  int steps = 0, warmup = -1;
+};
+
+void add_train_options(CLI::App& app, TrainOptions& o);
+// Resolves defaults that depend on the machine (device auto, batch size, sweep) and validates everything.
+RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line);
+
+}  // namespace mg

@@ -1,0 +1,69 @@
+#include "train/environment.h"
+
+#include <fstream>
+#include <thread>
+
+#include "core/build_info.h"
+#include "core/error.h"
+#include "topo/topology.h"
+
+extern char** environ;
+
+namespace mg {
+
+namespace {
+
+bool recorded_variable(const std::string& name) {
+  static const char* prefixes[] = {"NCCL_", "OMP_", "KMP_", "DNNL_", "ONEDNN_", "CUDA_", "CUDNN_", "GLOO_",
+                                   "MGBENCH_", "SLURM_JOB", "SLURM_NTASKS", "SLURM_NNODES", "OMPI_COMM_WORLD_SIZE",
+                                   "MASTER_ADDR", "MASTER_PORT", "WORLD_SIZE", "LOCAL_WORLD_SIZE", "TORCH_NCCL"};
+  for (const char* p : prefixes)
+    if (name.rfind(p, 0) == 0) return true;
+  return false;
+}
+
+std::string cpu_model() {
+  std::ifstream f("/proc/cpuinfo");
+  std::string line;
+  while (std::getline(f, line)) {
+    if (line.rfind("model name", 0) == 0) {
+      auto p = line.find(':');
+      if (p != std::string::npos) return line.substr(p + 2);
+    }
+  }
+  return "unknown";
+}
+
+std::string driver_version() {
+  std::ifstream f("/proc/driver/nvidia/version");
+  std::string line;
+  if (std::getline(f, line)) return line;
+  return "";
+}
+
+}  // namespace
+
+Environment capture_environment(const RunConfig& cfg, const LaunchInfo& launch, int local_replicas) {
+  Environment e;
+  e.mgbench_version = mgbench_version();
+  e.git_commit = mgbench_git_commit();
+  e.command_line = cfg.command_line;
+  e.host = hostname();
+  e.cpu = cpu_model() + " (" + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs)";
+  for (const auto& kv : backend_library_versions()) e.versions[kv.first] = kv.second;
+  const std::string drv = driver_version();
+  if (!drv.empty()) e.versions["nvidia_driver"] = drv;
+  for (char** v = environ; v && *v; ++v) {
+    const std::string s = *v;
+    const auto eq = s.find('=');
+    if (eq == std::string::npos) continue;
+    const std::string name = s.substr(0, eq);
+    if (recorded_variable(name)) e.env_vars[name] = s.substr(eq + 1);
+  }
+  e.launcher = launch.launcher;
+  e.world_size = launch.world_size * local_replicas;
+  e.topology = discover_topology();
+  return e;
+}
+
+}  // namespace mg

@@ -1,0 +1,100 @@
+#include "train/grad_sync.h"
+
+#include <algorithm>
+
+#include "core/error.h"
+
+namespace mg {
+
+std::vector<Bucket> plan_buckets(const ParamStore& store, size_t bucket_bytes) {
+  std::vector<Bucket> out;
+  const size_t total = store.size();
+  if (total == 0) return out;
+  size_t per = bucket_bytes / sizeof(float);
+  if (per == 0 || per > total) per = total;
+  size_t end = total;
+  while (end > 0) {
+    Bucket b;
+    b.end = end;
+    b.begin = end > per ? end - per : 0;
+    b.ready_layer = store.layer_of(b.begin);
+    out.push_back(b);
+    end = b.begin;
+  }
+  return out;
+}
+
+GradSync::GradSync(Backend& be, Communicator* comm, const ParamStore& store, size_t bucket_bytes, DType wire,
+                   bool overlap)
+    : be_(be), comm_(comm), store_(store), wire_(wire), overlap_(overlap), buckets_(plan_buckets(store, bucket_bytes)) {
+  launched_.assign(buckets_.size(), false);
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    ready_.push_back(be.create_event());
+    start_.push_back(be.create_event());
+    end_.push_back(be.create_event());
+    if (wire_ != DType::F32) wire_bufs_.emplace_back(be, (buckets_[b].end - buckets_[b].begin) * dtype_size(wire_));
+  }
+}
+
+size_t GradSync::wire_bytes() const {
+  return comm_ ? store_.size() * dtype_size(wire_) : 0;
+}
+
+void GradSync::launch(size_t b) {
+  launched_[b] = true;
+  if (!comm_) return;
+  const Bucket& k = buckets_[b];
+  const size_t n = k.end - k.begin;
+  Tensor grads{store_.grads() + k.begin, Shape{static_cast<int64_t>(n)}, DType::F32};
+  void* buf = grads.data;
+  if (wire_ != DType::F32) {
+    Tensor w = wire_bufs_[b].tensor(Shape{static_cast<int64_t>(n)}, wire_);
+    be_.cast(w, grads);  // compress on the Compute stream, right after the gradients were produced
+    buf = w.data;
+  }
+  be_.record(*ready_[b], StreamKind::Compute);
+  be_.stream_wait(StreamKind::Comm, *ready_[b]);
+  be_.record(*start_[b], StreamKind::Comm);
+  comm_->allreduce_sum(buf, n, wire_, be_, StreamKind::Comm);
+  be_.record(*end_[b], StreamKind::Comm);
+}
+
+void GradSync::on_layer_done(int layer) {
+  if (!overlap_) return;
+  for (size_t b = 0; b < buckets_.size(); ++b) {
+    if (!launched_[b] && buckets_[b].ready_layer == layer) launch(b);
+  }
+}
+
+void GradSync::finish(Event& backward_end) {
+  be_.record(backward_end, StreamKind::Compute);
+  for (size_t b = 0; b < buckets_.size(); ++b)
+    if (!launched_[b]) launch(b);
+  if (comm_) {
+    for (size_t b = 0; b < buckets_.size(); ++b) {
+      be_.stream_wait(StreamKind::Compute, *end_[b]);
+      if (wire_ != DType::F32) {
+        const size_t n = buckets_[b].end - buckets_[b].begin;
+        be_.cast(Tensor{store_.grads() + buckets_[b].begin, Shape{static_cast<int64_t>(n)}, DType::F32},
+                 wire_bufs_[b].tensor(Shape{static_cast<int64_t>(n)}, wire_));
+      }
+    }
+  }
+  std::fill(launched_.begin(), launched_.end(), false);
+}
+
+std::vector<double> GradSync::bucket_times() {
+  std::vector<double> t(buckets_.size(), 0.0);
+  if (!comm_) return t;
+  for (size_t b = 0; b < buckets_.size(); ++b) t[b] = be_.elapsed_seconds(*start_[b], *end_[b]);
+  return t;
+}
+
+std::vector<std::pair<Event*, Event*>> GradSync::bucket_events() {
+  std::vector<std::pair<Event*, Event*>> v;
+  if (!comm_) return v;
+  for (size_t b = 0; b < buckets_.size(); ++b) v.emplace_back(start_[b].get(), end_[b].get());
+  return v;
+}
+
+}  // namespace mg

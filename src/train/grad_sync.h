@@ -1,0 +1,57 @@
+// Gradient synchronisation of one replica: gradients fused into buckets of --bucket-mb in reverse layer order,
+// each bucket's all-reduce launched on the Comm stream as soon as backward has produced all of its gradients,
+// so communication overlaps the rest of backward (PyTorch DDP's and Horovod's scheme). With overlap off, all
+// buckets start after backward ends (the baseline users compare against).
+#pragma once
+#include <memory>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/device_buffer.h"
+#include "comm/communicator.h"
+#include "train/param_store.h"
+
+namespace mg {
+
+struct Bucket {
+  size_t begin = 0, end = 0;  // flat gradient elements [begin, end)
+  int ready_layer = 0;        // backward of this layer completes the bucket (it owns element `begin`)
+};
+
+// Buckets of at most bucket_bytes (fp32 gradient bytes) from the end of the flat buffer backwards; a bucket may
+// split a layer's tensor. bucket_bytes == 0 or >= total puts everything in one bucket.
+std::vector<Bucket> plan_buckets(const ParamStore& store, size_t bucket_bytes);
+
+class GradSync {
+ public:
+  // comm == nullptr: no exchange (single replica or --allreduce none); buckets still planned for reporting.
+  GradSync(Backend& be, Communicator* comm, const ParamStore& store, size_t bucket_bytes, DType wire, bool overlap);
+
+  const std::vector<Bucket>& buckets() const { return buckets_; }
+  size_t wire_bytes() const;  // bytes all-reduced per step
+  DType wire_dtype() const { return wire_; }
+
+  // Call from Network::backward's after_layer hook (only on the micro-batch that syncs).
+  void on_layer_done(int layer);
+  // After backward: launches what is left, then makes the Compute stream wait for every bucket (and converts
+  // low-precision wire buffers back). Records `backward_end` on Compute before waiting.
+  void finish(Event& backward_end);
+  // Per-bucket all-reduce time of the last step (seconds; needs the step synchronised).
+  std::vector<double> bucket_times();
+  // Comm-stream events of the last step, for traces: (start, end) per bucket.
+  std::vector<std::pair<Event*, Event*>> bucket_events();
+
+ private:
+  void launch(size_t b);
+  Backend& be_;
+  Communicator* comm_;
+  const ParamStore& store_;
+  DType wire_;
+  bool overlap_;
+  std::vector<Bucket> buckets_;
+  std::vector<bool> launched_;
+  std::vector<std::unique_ptr<Event>> ready_, start_, end_;
+  std::vector<DeviceBuffer> wire_bufs_;  // per bucket, when wire dtype is not fp32
+};
+
+}  // namespace mg

@@ -1,0 +1,100 @@
+#include "train/param_store.h"
+
+#include <cmath>
+#include <cstring>
+
+#include "core/counter_rng.h"
+#include "core/error.h"
+
+namespace mg {
+
+ParamStore::ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& per_layer) : be_(be) {
+  for (size_t l = 0; l < per_layer.size(); ++l) {
+    for (const auto& p : per_layer[l]) {
+      ParamEntry e;
+      e.layer = static_cast<int>(l);
+      e.name = p.name;
+      e.shape = p.shape;
+      e.offset = total_;
+      e.count = static_cast<size_t>(p.shape.numel());
+      total_ += e.count;
+      entries_.push_back(e);
+    }
+  }
+  const size_t bytes = std::max<size_t>(total_, 1) * sizeof(float);
+  params_ = DeviceBuffer(be, bytes);
+  grads_ = DeviceBuffer(be, bytes);
+  momentum_ = DeviceBuffer(be, bytes);
+}
+
+std::vector<float*> ParamStore::layer_params(int layer) const {
+  std::vector<float*> v;
+  for (const auto& e : entries_)
+    if (e.layer == layer) v.push_back(params() + e.offset);
+  return v;
+}
+
+std::vector<float*> ParamStore::layer_grads(int layer) const {
+  std::vector<float*> v;
+  for (const auto& e : entries_)
+    if (e.layer == layer) v.push_back(grads() + e.offset);
+  return v;
+}
+
+int ParamStore::layer_of(size_t index) const {
+  for (const auto& e : entries_)
+    if (index >= e.offset && index < e.offset + e.count) return e.layer;
+  MG_ENSURE(false, "parameter index " + std::to_string(index) + " out of range");
+  return -1;
+}
+
+void ParamStore::initialize(uint64_t seed) {
+  std::vector<float> host(total_);
+  uint64_t stream = 0;
+  for (const auto& e : entries_) {
+    float* p = host.data() + e.offset;
+    if (e.name == "gamma") {
+      std::fill(p, p + e.count, 1.0f);
+    } else if (e.name == "weight") {
+      // fan_in: all dims but the first (conv {O,KH,KW,I/g} and linear {out,in} alike).
+      const double fan_in = static_cast<double>(e.count) / static_cast<double>(e.shape[0]);
+      const float bound = static_cast<float>(std::sqrt(6.0 / fan_in));
+      const uint64_t s = splitmix64(seed ^ (0x5EEDull + stream++));
+      for (size_t i = 0; i < e.count; ++i) p[i] = (2.0f * counter_uniform(s, i) - 1.0f) * bound;
+    } else {  // bias, beta
+      std::fill(p, p + e.count, 0.0f);
+    }
+  }
+  be_.copy_h2d(params(), host.data(), total_ * sizeof(float), StreamKind::Compute);
+  std::vector<float> zeros(total_, 0.0f);
+  be_.copy_h2d(momentum(), zeros.data(), total_ * sizeof(float), StreamKind::Compute);
+  be_.copy_h2d(grads(), zeros.data(), total_ * sizeof(float), StreamKind::Compute);
+  be_.synchronize(StreamKind::Compute);
+}
+
+std::vector<float> ParamStore::download_params() const {
+  std::vector<float> host(total_);
+  be_.copy_d2h(host.data(), params(), total_ * sizeof(float), StreamKind::Compute);
+  be_.synchronize(StreamKind::Compute);
+  return host;
+}
+
+std::vector<float> ParamStore::download_grads() const {
+  std::vector<float> host(total_);
+  be_.copy_d2h(host.data(), grads(), total_ * sizeof(float), StreamKind::Compute);
+  be_.synchronize(StreamKind::Compute);
+  return host;
+}
+
+uint64_t ParamStore::checksum() const {
+  const std::vector<float> host = download_params();
+  uint64_t h = 1469598103934665603ull;
+  const auto* b = reinterpret_cast<const unsigned char*>(host.data());
+  for (size_t i = 0; i < host.size() * sizeof(float); ++i) {
+    h ^= b[i];
+    h *= 1099511628211ull;
+  }
+  return h;
+}
+
+}  // namespace mg

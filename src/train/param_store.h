@@ -1,0 +1,53 @@
+// The model's trainable state on one replica: parameters, their gradients and SGD momentum, each one flat fp32
+// buffer in layer order. Flat storage is what makes gradient buckets contiguous ranges (all-reduced without
+// packing) and lets the optimizer run as one fused update.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "backend/device_buffer.h"
+
+namespace mg {
+
+struct ParamEntry {
+  int layer = 0;
+  std::string name;
+  Shape shape;
+  size_t offset = 0;  // elements into the flat buffers
+  size_t count = 0;
+};
+
+class ParamStore {
+ public:
+  // per_layer[i]: the parameter tensors of layer i (empty for parameter-free layers).
+  ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& per_layer);
+
+  size_t size() const { return total_; }
+  float* params() const { return params_.as<float>(); }
+  float* grads() const { return grads_.as<float>(); }
+  float* momentum() const { return momentum_.as<float>(); }
+  const std::vector<ParamEntry>& entries() const { return entries_; }
+  // Pointers for LayerOp::bind, for layer i.
+  std::vector<float*> layer_params(int layer) const;
+  std::vector<float*> layer_grads(int layer) const;
+  // Layer owning flat element `index`.
+  int layer_of(size_t index) const;
+
+  // Deterministic initialisation from seed, identical on every replica and backend: weights uniform in
+  // +-sqrt(6/fan_in) (He/Kaiming uniform for ReLU nets), biases and BN beta 0, BN gamma 1; momentum 0.
+  void initialize(uint64_t seed);
+  std::vector<float> download_params() const;
+  std::vector<float> download_grads() const;
+  // FNV-1a over the parameter bytes: replicas that stayed in sync have equal checksums.
+  uint64_t checksum() const;
+
+ private:
+  Backend& be_;
+  std::vector<ParamEntry> entries_;
+  size_t total_ = 0;
+  DeviceBuffer params_, grads_, momentum_;
+};
+
+}  // namespace mg

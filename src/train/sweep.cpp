@@ -1,0 +1,92 @@
+#include "train/sweep.h"
+
+#include <algorithm>
+#include <set>
+#include <thread>
+
+#include "backend/backend.h"
+#include "comm/transport.h"
+#include "core/error.h"
+#include "train/environment.h"
+#include "train/trainer.h"
+
+namespace mg {
+
+std::vector<int> resolve_device_counts(const RunConfig& cfg, const LaunchInfo& launch) {
+  std::set<int> seen;
+  for (int n : cfg.device_counts) {
+    if (n <= 0) throw UsageError("--gpus: device counts must be positive (got " + std::to_string(n) + ")");
+    if (!seen.insert(n).second) throw UsageError("--gpus: device count " + std::to_string(n) + " is listed twice");
+  }
+  if (launch.launcher != "none") {
+    // One process per device: the launcher fixes the world; a --gpus list may only restate it.
+    if (!cfg.device_counts.empty() && !(cfg.device_counts.size() == 1 && cfg.device_counts[0] == launch.world_size) &&
+        !(cfg.device_counts.size() == 1 && cfg.device_counts[0] == 1)) {
+      std::string list;
+      for (int n : cfg.device_counts) list += (list.empty() ? "" : ",") + std::to_string(n);
+      throw UsageError("--gpus " + list + " does not match the launcher's world size " +
+                       std::to_string(launch.world_size) + " (" + launch.launcher +
+                       " starts one process per device; pass --gpus " + std::to_string(launch.world_size) +
+                       " or omit it)");
+    }
+    return {launch.world_size};
+  }
+  std::vector<int> counts = cfg.device_counts;
+  const bool has_one = std::find(counts.begin(), counts.end(), 1) != counts.end();
+  if (!has_one && !cfg.no_baseline) counts.insert(counts.begin(), 1);  // efficiency needs the 1-device baseline
+  std::stable_sort(counts.begin(), counts.end());
+  const int max_n = counts.back();
+  if (cfg.device == DeviceKind::Cuda) {
+    const int present = cuda_device_count();
+    const int usable = cfg.gpu_ids.empty() ? present : static_cast<int>(cfg.gpu_ids.size());
+    if (max_n > usable) {
+      throw UsageError("--gpus " + std::to_string(max_n) + ": only " + std::to_string(usable) + " GPU(s) " +
+                       (cfg.gpu_ids.empty() ? "present" : "listed in --gpu-ids"));
+    }
+    for (int id : cfg.gpu_ids) {
+      if (id < 0 || id >= present)
+        throw UsageError("--gpu-ids: GPU " + std::to_string(id) + " does not exist (" + std::to_string(present) +
+                         " present)");
+    }
+  } else {
+    const int cores = cfg.threads > 0 ? cfg.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    if (max_n > cores) {
+      throw UsageError("--devices " + std::to_string(max_n) + ": only " + std::to_string(cores) +
+                       " CPU cores, and each CPU replica needs at least one (replicas do not oversubscribe cores)");
+    }
+  }
+  return counts;
+}
+
+RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepHooks& hooks) {
+  RunResult result;
+  result.config = cfg;
+  const std::vector<int> counts = resolve_device_counts(cfg, launch);
+  const std::vector<TransportEntry> transports = parse_transports(cfg.transports, cfg.device);
+  int index = 0;
+  for (const TransportEntry& t : transports) {
+    TransportEnvGuard guard(t);  // sets NCCL_* for this entry before any communicator exists, restores after
+    for (int n : counts) {
+      const int local = launch.launcher == "none" ? n : 1;
+      TrainRequest req;
+      req.local_replicas = local;
+      req.transport = t.name;
+      req.transport_env = guard.applied();
+      req.job_key = "sweep" + std::to_string(index++);
+      req.trace = !cfg.trace_path.empty() && n == counts.back() && &t == &transports.back();
+      req.progress = hooks.progress;
+      req.devices_out = result.env.devices.empty() ? &result.env.devices : nullptr;
+      if (hooks.entry_started) {
+        hooks.entry_started(cfg.model + " x" + std::to_string(n) + (t.name == "default" ? "" : " (" + t.name + ")"));
+      }
+      result.runs.push_back(train_replicas(cfg, launch, req));
+      if (hooks.entry_finished) hooks.entry_finished();
+    }
+  }
+  std::vector<DeviceInfo> devices = std::move(result.env.devices);
+  result.env = capture_environment(cfg, launch, launch.launcher == "none" ? counts.back() : 1);
+  result.env.devices = std::move(devices);
+  return result;
+}
+
+}  // namespace mg

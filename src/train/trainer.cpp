@@ -1,0 +1,281 @@
+#include "train/trainer.h"
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <cstdlib>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "backend/device_buffer.h"
+#include "core/error.h"
+#include "models/registry.h"
+#include "train/replica.h"
+
+namespace mg {
+
+namespace {
+
+// Reusable barrier for the replica threads of this process (C++17 has no std::barrier).
+class ThreadBarrier {
+ public:
+  explicit ThreadBarrier(int n) : n_(n) {}
+  // Returns false when the barrier was broken by a failing thread.
+  bool wait() {
+    std::unique_lock<std::mutex> lk(mu_);
+    if (broken_) return false;
+    const int gen = gen_;
+    if (++count_ == n_) {
+      count_ = 0;
+      ++gen_;
+      cv_.notify_all();
+      return true;
+    }
+    cv_.wait(lk, [&] { return gen_ != gen || broken_; });
+    return !broken_ || gen_ != gen;
+  }
+  void break_all() {
+    std::lock_guard<std::mutex> lk(mu_);
+    broken_ = true;
+    cv_.notify_all();
+  }
+
+ private:
+  std::mutex mu_;
+  std::condition_variable cv_;
+  int n_, count_ = 0, gen_ = 0;
+  bool broken_ = false;
+};
+
+int local_process_count() {
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE"}) {
+    if (const char* s = std::getenv(v)) {
+      const int n = std::atoi(s);
+      if (n > 0) return n;
+    }
+  }
+  return 1;
+}
+
+struct ReplicaOutput {
+  std::vector<StepBreakdown> samples;
+  std::vector<std::vector<double>> bucket_times;  // per timed step
+  std::vector<TraceSpan> trace;
+  size_t peak_memory = 0;
+  float loss = 0;
+  int64_t overflow = 0, skipped = 0;
+  uint64_t checksum = 0;
+  std::vector<size_t> bucket_bytes;
+  size_t wire_bytes = 0;
+  std::string wire_dtype = "fp32";
+};
+
+// Sums (or gathers) per-process values across the launcher's processes through replica 0's communicator.
+std::vector<float> allreduce_host(Communicator& comm, Backend& be, const std::vector<float>& v) {
+  DeviceBuffer buf(be, std::max<size_t>(v.size(), 1) * sizeof(float));
+  std::vector<float> out(v);
+  be.copy_h2d(buf.get(), v.data(), v.size() * sizeof(float), StreamKind::Comm);
+  comm.allreduce_sum(buf.get(), v.size(), DType::F32, be, StreamKind::Comm);
+  be.copy_d2h(out.data(), buf.get(), v.size() * sizeof(float), StreamKind::Comm);
+  be.synchronize(StreamKind::Comm);
+  return out;
+}
+
+}  // namespace
+
+int cpu_threads_per_replica(const RunConfig& cfg, int local_replicas) {
+  if (cfg.threads_per_replica > 0) return cfg.threads_per_replica;
+  const int cores = cfg.threads > 0 ? cfg.threads : std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) / local_process_count());
+  return std::max(1, cores / std::max(1, local_replicas));
+}
+
+DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
+  const ModelDesc model = build_model(cfg.model, cfg.num_classes);
+  const int64_t image = cfg.image_size > 0 ? cfg.image_size : model.default_image_size;
+  const int local = req.local_replicas;
+  const int world = launch.world_size * local;
+  int64_t batch = cfg.batch_size;
+  if (cfg.scaling == Scaling::Strong) {
+    if (cfg.batch_size % world != 0) {
+      throw UsageError("--batch-size " + std::to_string(cfg.batch_size) + " cannot be split evenly over " +
+                       std::to_string(world) + " devices (--scaling strong needs a multiple of the device count)");
+    }
+    batch = cfg.batch_size / world;
+  }
+  infer_shapes(model, batch, image);  // reject a bad image size before any device work
+
+  // Backends, one per local replica.
+  std::vector<std::unique_ptr<Backend>> backends;
+  BackendOptions bopt;
+  if (cfg.device == DeviceKind::Cpu) bopt.threads = cpu_threads_per_replica(cfg, local);
+  for (int i = 0; i < local; ++i) {
+    const int slot = launch.local_rank * local + i;
+    int ordinal = slot;
+    if (!cfg.gpu_ids.empty()) {
+      if (slot >= static_cast<int>(cfg.gpu_ids.size())) {
+        throw UsageError("--gpu-ids lists " + std::to_string(cfg.gpu_ids.size()) + " devices but " +
+                         std::to_string(slot + 1) + " are needed");
+      }
+      ordinal = cfg.gpu_ids[slot];
+    }
+    backends.push_back(make_backend(cfg.device, ordinal, bopt));
+    if (!backends.back()->supports(cfg.precision)) {
+      throw UsageError(std::string("--precision ") + precision_name(cfg.precision) + " is not supported on " +
+                       backends.back()->info().name + " (" + device_kind_name(cfg.device) + " supports: " +
+                       (cfg.device == DeviceKind::Cpu ? "fp32, bf16 where the CPU has AVX-512 BF16"
+                                                      : "fp32, tf32, fp16, bf16 (bf16 needs sm_80+)") +
+                       ")");
+    }
+  }
+
+  if (req.devices_out) {
+    for (auto& b : backends) req.devices_out->push_back(b->info());
+  }
+
+  std::vector<std::unique_ptr<Communicator>> comms;
+  if (world > 1) {
+    CommOptions copt;
+    copt.library = cfg.device == DeviceKind::Cuda ? "nccl" : "gloo";
+    copt.timeout_s = cfg.comm_timeout_s;
+    copt.gloo_iface = cfg.gloo_iface;
+    copt.job_key = req.job_key;
+    std::vector<Backend*> raw;
+    for (auto& b : backends) raw.push_back(b.get());
+    comms = create_communicators(launch, raw, copt);
+  }
+
+  const int total_steps = cfg.warmup + cfg.steps * cfg.repeat;
+  std::vector<ReplicaOutput> outs(local);
+  std::vector<std::exception_ptr> errors(local);
+  ThreadBarrier barrier(local);
+  std::atomic<bool> failed{false};
+  auto fail_all = [&] {
+    failed = true;
+    barrier.break_all();
+    for (auto& c : comms) c->abort();
+  };
+
+  std::vector<std::thread> threads;
+  for (int i = 0; i < local; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        Backend& be = *backends[i];
+        be.attach_thread();
+        ReplicaPlacement where{launch.rank * local + i, world};
+        Replica rep(cfg, model, be, comms.empty() ? nullptr : comms[i].get(), where, batch, image);
+        ReplicaOutput& out = outs[i];
+        if (!barrier.wait()) return;
+        Event* base = nullptr;
+        double timed_sum = 0;
+        int timed_done = 0;
+        for (int s = 0; s < total_steps && !failed; ++s) {
+          const bool timed = s >= cfg.warmup;
+          if (timed && !base) {
+            be.reset_peak_memory();
+            base = &rep.new_base_event();
+          }
+          StepBreakdown b = rep.step(s);
+          if (!timed) continue;
+          out.samples.push_back(b);
+          out.bucket_times.push_back(rep.last_bucket_times());
+          if (req.trace && timed_done < 50) rep.append_trace(*base, where.global_rank, out.trace);
+          timed_sum += b.total;
+          ++timed_done;
+          if (i == 0 && launch.rank == 0 && req.progress) {
+            req.progress(timed_done, cfg.steps * cfg.repeat,
+                         timed_sum > 0 ? static_cast<double>(batch * cfg.accum_steps * world) * timed_done / timed_sum
+                                       : 0.0);
+          }
+        }
+        out.peak_memory = be.peak_memory_bytes();
+        out.loss = rep.last_loss();
+        out.overflow = rep.overflow_steps();
+        out.skipped = rep.skipped_images();
+        out.checksum = rep.param_checksum();
+        if (const GradSync* gs = rep.grad_sync()) {
+          for (const Bucket& k : gs->buckets()) out.bucket_bytes.push_back((k.end - k.begin) * dtype_size(gs->wire_dtype()));
+          out.wire_bytes = gs->wire_bytes();
+          out.wire_dtype = dtype_name(gs->wire_dtype());
+        }
+      } catch (...) {
+        errors[i] = std::current_exception();
+        fail_all();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors)
+    if (e) std::rethrow_exception(e);
+
+  // Merge: per timed step, the mean over replicas (all processes).
+  const size_t n = outs[0].samples.size();
+  DeviceCountResult r;
+  r.devices = world;
+  r.transport = req.transport;
+  r.transport_env = req.transport_env;
+  r.batch_per_device = batch;
+  r.global_batch = batch * world * cfg.accum_steps;
+  r.input_only = cfg.input_only;
+  r.samples.resize(n);
+  const size_t nb = outs[0].bucket_bytes.size();
+  std::vector<float> flat(n * 7 + nb + 2, 0.0f);
+  for (const auto& o : outs) {
+    for (size_t s = 0; s < n; ++s) {
+      const StepBreakdown& b = o.samples[s];
+      const double parts[7] = {b.input_wait, b.forward, b.backward, b.comm_exposed, b.comm_overlapped, b.optimizer, b.total};
+      for (int p = 0; p < 7; ++p) flat[s * 7 + p] += static_cast<float>(parts[p]);
+      for (size_t k = 0; k < nb && k < o.bucket_times[s].size(); ++k) flat[n * 7 + k] += static_cast<float>(o.bucket_times[s][k] / n);
+    }
+    flat[n * 7 + nb] += o.loss;
+    flat[n * 7 + nb + 1] += static_cast<float>(o.overflow);
+  }
+  if (launch.world_size > 1) flat = allreduce_host(*comms[0], *backends[0], flat);
+  for (size_t s = 0; s < n; ++s) {
+    double* parts[7] = {&r.samples[s].input_wait, &r.samples[s].forward, &r.samples[s].backward, &r.samples[s].comm_exposed,
+                        &r.samples[s].comm_overlapped, &r.samples[s].optimizer, &r.samples[s].total};
+    for (int p = 0; p < 7; ++p) *parts[p] = flat[s * 7 + p] / world;
+  }
+  r.final_loss = flat[n * 7 + nb] / world;
+  r.overflow_steps = static_cast<int64_t>(flat[n * 7 + nb + 1] / world);
+
+  r.allreduce.library = comms.empty() || cfg.allreduce == AllreduceMode::None ? "none" : comms[0]->library();
+  r.allreduce.dtype = outs[0].wire_dtype;
+  r.allreduce.bytes_per_step = outs[0].wire_bytes;
+  r.allreduce.buckets = static_cast<int>(nb);
+  for (size_t k = 0; k < nb; ++k) {
+    BucketTiming bt;
+    bt.bytes = outs[0].bucket_bytes[k];
+    bt.time_s = r.allreduce.library == "none" ? 0.0 : flat[n * 7 + k] / world;
+    r.allreduce.per_bucket.push_back(bt);
+  }
+
+  // Peak memory (max) and parameter checksums (must agree) over every replica of every process.
+  std::vector<float> peaks(world, 0.0f), sums(static_cast<size_t>(world) * 4, 0.0f);
+  for (int i = 0; i < local; ++i) {
+    const int g = launch.rank * local + i;
+    peaks[g] = static_cast<float>(outs[i].peak_memory / 1024.0);  // KiB: exact enough in fp32
+    const uint64_t c = outs[i].checksum;
+    for (int q = 0; q < 4; ++q) sums[g * 4 + q] = static_cast<float>((c >> (16 * q)) & 0xffff);  // exact in fp32
+  }
+  if (launch.world_size > 1) {
+    peaks = allreduce_host(*comms[0], *backends[0], peaks);
+    sums = allreduce_host(*comms[0], *backends[0], sums);
+  }
+  for (float p : peaks) r.peak_memory_bytes = std::max(r.peak_memory_bytes, static_cast<size_t>(p * 1024.0));
+  for (int g = 0; g < world; ++g) {
+    uint64_t c = 0;
+    for (int q = 0; q < 4; ++q) c |= static_cast<uint64_t>(sums[g * 4 + q]) << (16 * q);
+    r.replica_checksums.push_back(c);
+  }
+  for (const auto& o : outs) r.skipped_images += o.skipped;
+  if (req.trace) r.trace = outs[0].trace;
+  for (int i = 1; i < local && req.trace; ++i) r.trace.insert(r.trace.end(), outs[i].trace.begin(), outs[i].trace.end());
+  double sum = 0;
+  for (const auto& s : r.samples) sum += s.total;
+  r.wall_s = sum;
+  return r;
+}
+
+}  // namespace mg

@@ -1,0 +1,132 @@
+// The trainer end to end on CPU replicas: synchronised weights, an additive breakdown, learning, and its errors.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "train/sweep.h"
+#include "train/trainer.h"
+
+using namespace mg;
+
+namespace {
+
+RunConfig tiny_config() {
+  RunConfig c;
+  c.model = "tiny";
+  c.num_classes = 4;
+  c.device = DeviceKind::Cpu;
+  c.batch_size = 4;
+  c.steps = 6;
+  c.warmup = 1;
+  c.threads = 2;
+  c.lr = 0.05f;
+  c.comm_timeout_s = 60;
+  return c;
+}
+
+}  // namespace
+
+TEST_CASE("replicas stay bitwise identical after training steps", "[train]") {
+  RunConfig c = tiny_config();
+  TrainRequest req;
+  req.local_replicas = 2;
+  req.job_key = "ident";
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  REQUIRE(r.devices == 2);
+  REQUIRE(r.replica_checksums.size() == 2);
+  REQUIRE(r.replica_checksums[0] == r.replica_checksums[1]);
+  REQUIRE(r.samples.size() == 6);
+  REQUIRE(r.allreduce.library == "gloo");
+  REQUIRE(r.allreduce.bytes_per_step > 0);
+}
+
+TEST_CASE("independent replicas (--allreduce none) drift apart", "[train]") {
+  RunConfig c = tiny_config();
+  c.allreduce = AllreduceMode::None;
+  TrainRequest req;
+  req.local_replicas = 2;
+  req.job_key = "indep";
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  REQUIRE(r.allreduce.library == "none");
+  REQUIRE(r.replica_checksums[0] != r.replica_checksums[1]);  // different shards, no exchange
+}
+
+TEST_CASE("breakdown parts add up to the step time", "[train][timing]") {
+  RunConfig c = tiny_config();
+  c.synthetic_source = "host";
+  TrainRequest req;
+  req.local_replicas = 2;
+  req.job_key = "parts";
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  for (const StepBreakdown& s : r.samples) {
+    const double sum = s.input_wait + s.forward + s.backward + s.comm_exposed + s.optimizer;
+    REQUIRE(s.total > 0);
+    REQUIRE(s.forward > 0);
+    REQUIRE(s.backward > 0);
+    // Consecutive events on one stream: the parts tile the step; only float rounding separates them.
+    REQUIRE(std::abs(sum - s.total) <= 1e-6 + 1e-6 * s.total);
+    REQUIRE(s.comm_overlapped >= 0);
+  }
+}
+
+TEST_CASE("loss falls when the tiny network learns a fixed batch", "[train][learning]") {
+  RunConfig c = tiny_config();
+  c.steps = 40;
+  c.warmup = 0;
+  c.lr = 0.05f;
+  c.num_classes = 2;
+  TrainRequest first, later;
+  first.local_replicas = later.local_replicas = 1;
+  RunConfig one = c;
+  one.steps = 1;
+  const double start = train_replicas(one, LaunchInfo{}, first).final_loss;
+  const double end = train_replicas(c, LaunchInfo{}, later).final_loss;
+  INFO("loss after 1 step " << start << ", after 40 steps " << end);
+  REQUIRE(std::isfinite(end));
+  REQUIRE(end < 0.5 * start);
+}
+
+TEST_CASE("a diverging loss stops the run naming the step", "[train][errors]") {
+  RunConfig c = tiny_config();
+  c.lr = 1e30f;
+  c.steps = 20;
+  TrainRequest req;
+  try {
+    train_replicas(c, LaunchInfo{}, req);
+    FAIL("expected an error");
+  } catch (const Error& e) {
+    const std::string msg = e.what();
+    INFO(msg);
+    REQUIRE(msg.find("at step") != std::string::npos);
+    REQUIRE((msg.find("NaN") != std::string::npos || msg.find("Inf") != std::string::npos));
+  }
+}
+
+TEST_CASE("strong scaling rejects a batch that does not split", "[train][errors]") {
+  RunConfig c = tiny_config();
+  c.scaling = Scaling::Strong;
+  c.batch_size = 5;
+  TrainRequest req;
+  req.local_replicas = 2;
+  REQUIRE_THROWS_AS(train_replicas(c, LaunchInfo{}, req), UsageError);
+}
+
+TEST_CASE("device counts: baseline added, duplicates and too many rejected", "[train][sweep]") {
+  RunConfig c = tiny_config();
+  c.device_counts = {2};
+  REQUIRE(resolve_device_counts(c, LaunchInfo{}) == std::vector<int>{1, 2});
+  c.no_baseline = true;
+  REQUIRE(resolve_device_counts(c, LaunchInfo{}) == std::vector<int>{2});
+  c.device_counts = {1, 1};
+  REQUIRE_THROWS_AS(resolve_device_counts(c, LaunchInfo{}), UsageError);
+  c.device_counts = {64};
+  REQUIRE_THROWS_AS(resolve_device_counts(c, LaunchInfo{}), UsageError);
+  LaunchInfo mpi;
+  mpi.launcher = "mpi";
+  mpi.world_size = 2;
+  c.device_counts = {4};
+  REQUIRE_THROWS_AS(resolve_device_counts(c, mpi), UsageError);
+  c.device_counts = {};
+  REQUIRE(resolve_device_counts(c, mpi) == std::vector<int>{2});
+}
