@@ -1,0 +1,32 @@
+// Live progress of the timed steps, for a person watching a terminal. Logs (stdout redirected to a file or a
+// CI job) get nothing, so they are not flooded with carriage-return lines.
+#pragma once
+#include <cstdio>
+#include <string>
+
+namespace mg {
+
+class Progress {
+ public:
+  // Shown only when out is a terminal (isatty).
+  explicit Progress(std::string label, std::FILE* out = stdout);
+  // Explicit choice, for tests and for --no-progress.
+  Progress(std::string label, std::FILE* out, bool enabled);
+  ~Progress();
+  Progress(const Progress&) = delete;
+  Progress& operator=(const Progress&) = delete;
+
+  bool enabled() const { return enabled_; }
+  // Rewrites the single line: "<label>: step <done>/<total>  <ips> img/s".
+  void update(int64_t done, int64_t total, double images_per_sec);
+  // Clears the line so the table that follows starts clean. Idempotent; the destructor calls it.
+  void finish();
+
+ private:
+  std::string label_;
+  std::FILE* out_;
+  bool enabled_;
+  size_t last_width_ = 0;
+};
+
+}  // namespace mg

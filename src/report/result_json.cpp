@@ -1,0 +1,417 @@
+#include "report/result_json.h"
+
+#include <fstream>
+#include <sstream>
+
+#include "core/error.h"
+#include "report/atomic_file.h"
+#include "report/summary.h"
+
+namespace mg {
+
+using nlohmann::json;
+
+namespace {
+
+const char* scaling_name(Scaling s) { return s == Scaling::Weak ? "weak" : "strong"; }
+const char* allreduce_mode_name(AllreduceMode m) { return m == AllreduceMode::Ring ? "ring" : "none"; }
+
+json step_stats_json(const StepStats& s) {
+  return {{"median_s", s.median_s}, {"mean_s", s.mean_s},       {"stddev_s", s.stddev_s},
+          {"p5_s", s.p5_s},         {"p95_s", s.p95_s},         {"ci95_s", s.ci95_s},
+          {"ci95_lo_s", s.ci95_lo_s}, {"ci95_hi_s", s.ci95_hi_s}, {"jitter_s", s.jitter_s},
+          {"samples", s.samples}};
+}
+
+json breakdown_json(const StepBreakdown& b) {
+  const BreakdownShares s = breakdown_shares(b);
+  return {{"input_wait_s", b.input_wait},
+          {"forward_s", b.forward},
+          {"backward_s", b.backward},
+          {"comm_exposed_s", b.comm_exposed},
+          {"comm_overlapped_s", b.comm_overlapped},
+          {"optimizer_s", b.optimizer},
+          {"total_s", b.total},
+          {"shares",
+           {{"input_wait", s.input_wait},
+            {"forward", s.forward},
+            {"backward", s.backward},
+            {"comm_exposed", s.comm_exposed},
+            {"comm_overlapped", s.comm_overlapped},
+            {"optimizer", s.optimizer}}}};
+}
+
+json allreduce_json(const AllreduceStats& a) {
+  json per_bucket = json::array();
+  for (const BucketTiming& b : a.per_bucket) per_bucket.push_back({{"bytes", b.bytes}, {"time_s", b.time_s}});
+  return {{"library", a.library},       {"dtype", a.dtype},           {"bytes_per_step", a.bytes_per_step},
+          {"buckets", a.buckets},       {"time_s", a.time_s},         {"algbw_GBps", a.algbw_GBps},
+          {"busbw_GBps", a.busbw_GBps}, {"per_bucket", per_bucket}};
+}
+
+// Raw samples column by column: compact, and what plotting tools and the U-test want.
+json samples_json(const std::vector<StepBreakdown>& v) {
+  json total = json::array(), input = json::array(), fwd = json::array(), bwd = json::array(),
+       exposed = json::array(), overlapped = json::array(), opt = json::array();
+  for (const StepBreakdown& s : v) {
+    total.push_back(s.total);
+    input.push_back(s.input_wait);
+    fwd.push_back(s.forward);
+    bwd.push_back(s.backward);
+    exposed.push_back(s.comm_exposed);
+    overlapped.push_back(s.comm_overlapped);
+    opt.push_back(s.optimizer);
+  }
+  return {{"total_s", total},          {"input_wait_s", input},           {"forward_s", fwd},
+          {"backward_s", bwd},         {"comm_exposed_s", exposed},       {"comm_overlapped_s", overlapped},
+          {"optimizer_s", opt}};
+}
+
+json run_json(const DeviceCountResult& r) {
+  return {{"devices", r.devices},
+          {"transport", r.transport},
+          {"transport_env", r.transport_env},
+          {"batch_per_device", r.batch_per_device},
+          {"global_batch", r.global_batch},
+          {"images_per_sec", r.images_per_sec},
+          {"images_per_sec_per_device", r.images_per_sec_per_device},
+          {"scaling_efficiency", r.scaling_efficiency},
+          {"speedup", r.speedup},
+          {"wall_s", r.wall_s},
+          {"step_time", step_stats_json(r.step_time)},
+          {"breakdown", breakdown_json(r.breakdown)},
+          {"allreduce", allreduce_json(r.allreduce)},
+          {"peak_memory_bytes", r.peak_memory_bytes},
+          {"final_loss", r.final_loss},
+          {"overflow_steps", r.overflow_steps},
+          {"skipped_images", r.skipped_images},
+          {"input_only", r.input_only},
+          {"samples", samples_json(r.samples)}};
+}
+
+json environment_json(const Environment& e) {
+  json devices = json::array();
+  for (const DeviceInfo& d : e.devices)
+    devices.push_back({{"name", d.name}, {"memory_bytes", d.memory_bytes}, {"pci_bus_id", d.pci_bus_id},
+                       {"ordinal", d.ordinal}});
+  return {{"host", e.host},
+          {"cpu", e.cpu},
+          {"devices", devices},
+          {"versions", e.versions},
+          {"env_vars", e.env_vars},
+          {"topology", e.topology.is_null() ? json::object() : e.topology},
+          {"launcher", e.launcher},
+          {"world_size", e.world_size}};
+}
+
+// ---- reading: every access names the file and the JSON path, so a hand-edited file fails with a clear line.
+
+class Reader {
+ public:
+  explicit Reader(std::string source) : source_(std::move(source)) {}
+
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
+    throw UsageError(source_ + ": " + where + ": " + what);
+  }
+
+  const json& at(const json& j, const std::string& where, const char* key) const {
+    if (!j.is_object()) fail(where, "expected an object");
+    auto it = j.find(key);
+    if (it == j.end()) fail(where, std::string("missing field '") + key + "'");
+    return *it;
+  }
+
+  template <class T>
+  T get(const json& j, const std::string& where, const char* key) const {
+    const json& v = at(j, where, key);
+    try {
+      return v.get<T>();
+    } catch (const json::exception&) {
+      fail(where + "." + key, "has the wrong type (" + std::string(v.type_name()) + ")");
+    }
+  }
+
+  // A field that later versions might add; absent in older files of the same schema version.
+  template <class T>
+  T get_or(const json& j, const std::string& where, const char* key, T fallback) const {
+    if (!j.is_object() || !j.contains(key)) return fallback;
+    return get<T>(j, where, key);
+  }
+
+  const json& array(const json& j, const std::string& where, const char* key) const {
+    const json& v = at(j, where, key);
+    if (!v.is_array()) fail(where + "." + key, "expected an array");
+    return v;
+  }
+
+ private:
+  std::string source_;
+};
+
+Precision parse_precision(const Reader& rd, const std::string& where, const std::string& s) {
+  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
+    if (s == precision_name(p)) return p;
+  rd.fail(where, "unknown precision '" + s + "'");
+}
+
+DeviceKind parse_device(const Reader& rd, const std::string& where, const std::string& s) {
+  for (DeviceKind k : {DeviceKind::Cpu, DeviceKind::Cuda})
+    if (s == device_kind_name(k)) return k;
+  rd.fail(where, "unknown device '" + s + "'");
+}
+
+RunConfig config_from_json(const Reader& rd, const json& j) {
+  const std::string w = "config";
+  RunConfig c;
+  c.model = rd.get<std::string>(j, w, "model");
+  c.image_size = rd.get<int64_t>(j, w, "image_size");
+  c.num_classes = rd.get<int64_t>(j, w, "num_classes");
+  c.precision = parse_precision(rd, w + ".precision", rd.get<std::string>(j, w, "precision"));
+  c.device = parse_device(rd, w + ".device", rd.get<std::string>(j, w, "device"));
+  c.device_counts = rd.get<std::vector<int>>(j, w, "device_counts");
+  c.gpu_ids = rd.get<std::vector<int>>(j, w, "gpu_ids");
+  c.no_baseline = rd.get<bool>(j, w, "no_baseline");
+  c.threads = rd.get<int>(j, w, "threads");
+  c.threads_per_replica = rd.get<int>(j, w, "threads_per_replica");
+  c.batch_size = rd.get<int64_t>(j, w, "batch_size");
+  const std::string scaling = rd.get<std::string>(j, w, "scaling");
+  if (scaling == "weak") c.scaling = Scaling::Weak;
+  else if (scaling == "strong") c.scaling = Scaling::Strong;
+  else rd.fail(w + ".scaling", "unknown scaling '" + scaling + "'");
+  c.steps = rd.get<int>(j, w, "steps");
+  c.warmup = rd.get<int>(j, w, "warmup");
+  c.repeat = rd.get<int>(j, w, "repeat");
+  c.forward_only = rd.get<bool>(j, w, "forward_only");
+  c.input_only = rd.get<bool>(j, w, "input_only");
+  c.lr = rd.get<float>(j, w, "lr");
+  c.momentum = rd.get<float>(j, w, "momentum");
+  c.weight_decay = rd.get<float>(j, w, "weight_decay");
+  c.loss_scale = rd.get<float>(j, w, "loss_scale");
+  c.data = rd.get<std::string>(j, w, "data");
+  c.synthetic_source = rd.get<std::string>(j, w, "synthetic_source");
+  c.data_threads = rd.get<int>(j, w, "data_threads");
+  c.staging_depth = rd.get<int>(j, w, "staging_depth");
+  c.seed = rd.get<uint64_t>(j, w, "seed");
+  c.skip_bad_images = rd.get<bool>(j, w, "skip_bad_images");
+  c.bucket_mb = rd.get<double>(j, w, "bucket_mb");
+  c.overlap = rd.get<bool>(j, w, "overlap");
+  c.allreduce_dtype = rd.get<std::string>(j, w, "allreduce_dtype");
+  c.accum_steps = rd.get<int>(j, w, "accum_steps");
+  const std::string mode = rd.get<std::string>(j, w, "allreduce");
+  if (mode == "ring") c.allreduce = AllreduceMode::Ring;
+  else if (mode == "none") c.allreduce = AllreduceMode::None;
+  else rd.fail(w + ".allreduce", "unknown all-reduce mode '" + mode + "'");
+  c.nccl_algo = rd.get<std::string>(j, w, "nccl_algo");
+  c.comm_timeout_s = rd.get<double>(j, w, "comm_timeout_s");
+  c.transports = rd.get<std::vector<std::string>>(j, w, "transports");
+  c.gloo_iface = rd.get<std::string>(j, w, "gloo_iface");
+  c.json_path = rd.get<std::string>(j, w, "json_path");
+  c.trace_path = rd.get<std::string>(j, w, "trace_path");
+  c.config_file = rd.get<std::string>(j, w, "config_file");
+  c.command_line = rd.get<std::string>(j, w, "command_line");
+  c.progress = rd.get<bool>(j, w, "progress");
+  return c;
+}
+
+Environment environment_from_json(const Reader& rd, const json& j) {
+  const std::string w = "environment";
+  Environment e;
+  e.host = rd.get<std::string>(j, w, "host");
+  e.cpu = rd.get<std::string>(j, w, "cpu");
+  const json& devices = rd.array(j, w, "devices");
+  for (size_t i = 0; i < devices.size(); ++i) {
+    const std::string dw = w + ".devices[" + std::to_string(i) + "]";
+    DeviceInfo d;
+    d.name = rd.get<std::string>(devices[i], dw, "name");
+    d.memory_bytes = rd.get<size_t>(devices[i], dw, "memory_bytes");
+    d.pci_bus_id = rd.get<std::string>(devices[i], dw, "pci_bus_id");
+    d.ordinal = rd.get<int>(devices[i], dw, "ordinal");
+    e.devices.push_back(d);
+  }
+  e.versions = rd.get<std::map<std::string, std::string>>(j, w, "versions");
+  e.env_vars = rd.get<std::map<std::string, std::string>>(j, w, "env_vars");
+  e.topology = rd.at(j, w, "topology");
+  e.launcher = rd.get<std::string>(j, w, "launcher");
+  e.world_size = rd.get<int>(j, w, "world_size");
+  return e;
+}
+
+StepStats step_stats_from_json(const Reader& rd, const json& j, const std::string& w) {
+  StepStats s;
+  s.median_s = rd.get<double>(j, w, "median_s");
+  s.mean_s = rd.get<double>(j, w, "mean_s");
+  s.stddev_s = rd.get<double>(j, w, "stddev_s");
+  s.p5_s = rd.get<double>(j, w, "p5_s");
+  s.p95_s = rd.get<double>(j, w, "p95_s");
+  s.ci95_s = rd.get<double>(j, w, "ci95_s");
+  s.ci95_lo_s = rd.get<double>(j, w, "ci95_lo_s");
+  s.ci95_hi_s = rd.get<double>(j, w, "ci95_hi_s");
+  s.jitter_s = rd.get<double>(j, w, "jitter_s");
+  s.samples = rd.get<int64_t>(j, w, "samples");
+  return s;
+}
+
+StepBreakdown breakdown_from_json(const Reader& rd, const json& j, const std::string& w) {
+  StepBreakdown b;
+  b.input_wait = rd.get<double>(j, w, "input_wait_s");
+  b.forward = rd.get<double>(j, w, "forward_s");
+  b.backward = rd.get<double>(j, w, "backward_s");
+  b.comm_exposed = rd.get<double>(j, w, "comm_exposed_s");
+  b.comm_overlapped = rd.get<double>(j, w, "comm_overlapped_s");
+  b.optimizer = rd.get<double>(j, w, "optimizer_s");
+  b.total = rd.get<double>(j, w, "total_s");
+  return b;
+}
+
+std::vector<StepBreakdown> samples_from_json(const Reader& rd, const json& j, const std::string& w) {
+  const auto total = rd.get<std::vector<double>>(j, w, "total_s");
+  const auto input = rd.get<std::vector<double>>(j, w, "input_wait_s");
+  const auto fwd = rd.get<std::vector<double>>(j, w, "forward_s");
+  const auto bwd = rd.get<std::vector<double>>(j, w, "backward_s");
+  const auto exposed = rd.get<std::vector<double>>(j, w, "comm_exposed_s");
+  const auto overlapped = rd.get<std::vector<double>>(j, w, "comm_overlapped_s");
+  const auto opt = rd.get<std::vector<double>>(j, w, "optimizer_s");
+  for (const auto* v : {&input, &fwd, &bwd, &exposed, &overlapped, &opt})
+    if (v->size() != total.size())
+      rd.fail(w, "sample columns differ in length (" + std::to_string(v->size()) + " vs " +
+                     std::to_string(total.size()) + " in total_s)");
+  std::vector<StepBreakdown> out(total.size());
+  for (size_t i = 0; i < total.size(); ++i)
+    out[i] = {input[i], fwd[i], bwd[i], exposed[i], overlapped[i], opt[i], total[i]};
+  return out;
+}
+
+DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::string& w) {
+  DeviceCountResult r;
+  r.devices = rd.get<int>(j, w, "devices");
+  r.transport = rd.get<std::string>(j, w, "transport");
+  r.transport_env = rd.get<std::map<std::string, std::string>>(j, w, "transport_env");
+  r.batch_per_device = rd.get<int64_t>(j, w, "batch_per_device");
+  r.global_batch = rd.get<int64_t>(j, w, "global_batch");
+  r.images_per_sec = rd.get<double>(j, w, "images_per_sec");
+  r.images_per_sec_per_device = rd.get<double>(j, w, "images_per_sec_per_device");
+  r.scaling_efficiency = rd.get<double>(j, w, "scaling_efficiency");
+  r.speedup = rd.get<double>(j, w, "speedup");
+  r.wall_s = rd.get<double>(j, w, "wall_s");
+  r.step_time = step_stats_from_json(rd, rd.at(j, w, "step_time"), w + ".step_time");
+  r.breakdown = breakdown_from_json(rd, rd.at(j, w, "breakdown"), w + ".breakdown");
+  const std::string aw = w + ".allreduce";
+  const json& a = rd.at(j, w, "allreduce");
+  r.allreduce.library = rd.get<std::string>(a, aw, "library");
+  r.allreduce.dtype = rd.get<std::string>(a, aw, "dtype");
+  r.allreduce.bytes_per_step = rd.get<size_t>(a, aw, "bytes_per_step");
+  r.allreduce.buckets = rd.get<int>(a, aw, "buckets");
+  r.allreduce.time_s = rd.get<double>(a, aw, "time_s");
+  r.allreduce.algbw_GBps = rd.get<double>(a, aw, "algbw_GBps");
+  r.allreduce.busbw_GBps = rd.get<double>(a, aw, "busbw_GBps");
+  const json& pb = rd.array(a, aw, "per_bucket");
+  for (size_t i = 0; i < pb.size(); ++i) {
+    const std::string bw = aw + ".per_bucket[" + std::to_string(i) + "]";
+    r.allreduce.per_bucket.push_back({rd.get<size_t>(pb[i], bw, "bytes"), rd.get<double>(pb[i], bw, "time_s")});
+  }
+  r.peak_memory_bytes = rd.get<size_t>(j, w, "peak_memory_bytes");
+  r.final_loss = rd.get<double>(j, w, "final_loss");
+  r.overflow_steps = rd.get<int64_t>(j, w, "overflow_steps");
+  r.skipped_images = rd.get<int64_t>(j, w, "skipped_images");
+  r.input_only = rd.get<bool>(j, w, "input_only");
+  r.samples = samples_from_json(rd, rd.at(j, w, "samples"), w + ".samples");
+  return r;
+}
+
+}  // namespace
+
+json to_json(const RunConfig& c) {
+  return {{"model", c.model},
+          {"image_size", c.image_size},
+          {"num_classes", c.num_classes},
+          {"precision", precision_name(c.precision)},
+          {"device", device_kind_name(c.device)},
+          {"device_counts", c.device_counts},
+          {"gpu_ids", c.gpu_ids},
+          {"no_baseline", c.no_baseline},
+          {"threads", c.threads},
+          {"threads_per_replica", c.threads_per_replica},
+          {"batch_size", c.batch_size},
+          {"scaling", scaling_name(c.scaling)},
+          {"steps", c.steps},
+          {"warmup", c.warmup},
+          {"repeat", c.repeat},
+          {"forward_only", c.forward_only},
+          {"input_only", c.input_only},
+          {"lr", c.lr},
+          {"momentum", c.momentum},
+          {"weight_decay", c.weight_decay},
+          {"loss_scale", c.loss_scale},
+          {"data", c.data},
+          {"synthetic_source", c.synthetic_source},
+          {"data_threads", c.data_threads},
+          {"staging_depth", c.staging_depth},
+          {"seed", c.seed},
+          {"skip_bad_images", c.skip_bad_images},
+          {"bucket_mb", c.bucket_mb},
+          {"overlap", c.overlap},
+          {"allreduce_dtype", c.allreduce_dtype},
+          {"accum_steps", c.accum_steps},
+          {"allreduce", allreduce_mode_name(c.allreduce)},
+          {"nccl_algo", c.nccl_algo},
+          {"comm_timeout_s", c.comm_timeout_s},
+          {"transports", c.transports},
+          {"gloo_iface", c.gloo_iface},
+          {"json_path", c.json_path},
+          {"trace_path", c.trace_path},
+          {"config_file", c.config_file},
+          {"command_line", c.command_line},
+          {"progress", c.progress}};
+}
+
+json to_json(const RunResult& r) {
+  json runs = json::array();
+  for (const DeviceCountResult& d : r.runs) runs.push_back(run_json(d));
+  return {{"schema_version", kResultSchemaVersion},
+          {"mgbench", {{"version", r.env.mgbench_version}, {"commit", r.env.git_commit}}},
+          {"command_line", r.env.command_line.empty() ? r.config.command_line : r.env.command_line},
+          {"environment", environment_json(r.env)},
+          {"config", to_json(r.config)},
+          {"runs", runs}};
+}
+
+RunResult result_from_json(const json& j, const std::string& source) {
+  const Reader rd(source);
+  if (!j.is_object()) rd.fail("(top level)", "expected an object, found " + std::string(j.type_name()));
+  const json& version = rd.at(j, "(top level)", "schema_version");
+  if (!version.is_number_integer() || version.get<int64_t>() != kResultSchemaVersion)
+    throw UsageError(source + ": schema_version " + version.dump() + ", this mgbench reads " +
+                     std::to_string(kResultSchemaVersion));
+  RunResult r;
+  const json& mg = rd.at(j, "(top level)", "mgbench");
+  r.env = environment_from_json(rd, rd.at(j, "(top level)", "environment"));
+  r.env.mgbench_version = rd.get<std::string>(mg, "mgbench", "version");
+  r.env.git_commit = rd.get<std::string>(mg, "mgbench", "commit");
+  r.env.command_line = rd.get<std::string>(j, "(top level)", "command_line");
+  r.config = config_from_json(rd, rd.at(j, "(top level)", "config"));
+  const json& runs = rd.array(j, "(top level)", "runs");
+  for (size_t i = 0; i < runs.size(); ++i)
+    r.runs.push_back(run_from_json(rd, runs[i], "runs[" + std::to_string(i) + "]"));
+  return r;
+}
+
+json read_json_file(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  if (!in) throw UsageError("cannot read " + path + ": no such file or not readable");
+  std::stringstream ss;
+  ss << in.rdbuf();
+  try {
+    return json::parse(ss.str());
+  } catch (const json::parse_error& e) {
+    // nlohmann's message starts with "[json.exception.parse_error.101] parse error at line 1, ...".
+    std::string what = e.what();
+    const size_t pos = what.find("] ");
+    throw UsageError(path + ": not valid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));
+  }
+}
+
+RunResult read_result_file(const std::string& path) { return result_from_json(read_json_file(path), path); }
+
+void write_json_atomic(const std::string& path, const json& j) { write_file_atomic(path, j.dump(2) + "\n"); }
+
+}  // namespace mg

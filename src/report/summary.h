@@ -1,0 +1,35 @@
+// Derived metrics of a run: what the trainer's raw per-step samples mean in images/s, shares, bandwidth and
+// scaling. Pure arithmetic on DeviceCountResult so the trainer, the table and the tests agree on definitions.
+#pragma once
+#include <vector>
+
+#include "train/run_result.h"
+
+namespace mg {
+
+// Fills step_time, breakdown, images_per_sec(_per_device) and the allreduce time/bandwidth from samples,
+// global_batch, devices and allreduce.per_bucket:
+//  - step_time = compute_step_stats(total of every sample); breakdown = mean of the samples, field by field.
+//  - images_per_sec = global_batch * timed steps / sum of step totals: total images over total time, the
+//    figure a user multiplies by hours of training (a mean of per-step rates would overweight fast steps).
+//  - allreduce.time_s = sum of per-bucket mean times; algbw = bytes_per_step / time_s; busbw = algbw *
+//    2(N-1)/N as nccl-tests defines it for all-reduce; both in GB/s (1e9), 0 when N = 1 or nothing was timed.
+void summarize(DeviceCountResult& r);
+
+// Scaling against the 1-device run of the same transport: efficiency = ips(N) / (N * ips(1)),
+// speedup = ips(N) / ips(1). Runs whose transport has no 1-device run (--no-baseline) get 0 for both.
+void compute_scaling(std::vector<DeviceCountResult>& runs);
+
+// Each breakdown part as a fraction of the step time (total); all 0 when total is 0.
+struct BreakdownShares {
+  double input_wait = 0, forward = 0, backward = 0, comm_exposed = 0, comm_overlapped = 0, optimizer = 0;
+};
+BreakdownShares breakdown_shares(const StepBreakdown& b);
+
+// The six parts are meant to add up to the step time. This returns |sum(parts) - total| / total for one step
+// (0 when both are 0, 1 when only total is 0), and the largest such gap over many steps, so the trainer's
+// tests and the reporter can hold the measurement to a stated tolerance.
+double breakdown_relative_gap(const StepBreakdown& b);
+double max_breakdown_relative_gap(const std::vector<StepBreakdown>& steps);
+
+}  // namespace mg

@@ -1,0 +1,66 @@
+#include "report/table.h"
+
+#include <fmt/format.h>
+
+#include <map>
+
+#include "report/summary.h"
+
+namespace mg {
+
+namespace {
+
+std::string devices_summary(const Environment& e) {
+  if (e.devices.empty()) return "";
+  // "2x NVIDIA H100 80GB HBM3" reads better than repeating identical names.
+  std::map<std::string, int> count;
+  for (const DeviceInfo& d : e.devices) ++count[d.name];
+  std::string out;
+  for (const auto& [name, n] : count) {
+    if (!out.empty()) out += ", ";
+    out += n > 1 ? fmt::format("{}x {}", n, name) : name;
+  }
+  return out;
+}
+
+std::string efficiency_cell(const DeviceCountResult& r) {
+  // 0 means "no 1-device baseline of this transport" (compute_scaling), not zero efficiency.
+  return r.scaling_efficiency > 0 ? fmt::format("{:.1f}", 100 * r.scaling_efficiency) : "-";
+}
+
+std::string busbw_cell(const DeviceCountResult& r) {
+  if (r.devices <= 1 || r.allreduce.time_s <= 0) return "-";
+  return fmt::format("{:.2f}", r.allreduce.busbw_GBps);
+}
+
+}  // namespace
+
+std::string format_table(const RunResult& r) {
+  const RunConfig& c = r.config;
+  std::string out = fmt::format("{} {} on {}{}, batch {} {}, {} steps x{} (warm-up {}), host {}", c.model,
+                                precision_name(c.precision), device_kind_name(c.device),
+                                c.forward_only ? " (forward only)" : c.input_only ? " (input only)" : "",
+                                c.batch_size, c.scaling == Scaling::Weak ? "per device" : "global", c.steps,
+                                c.repeat, c.warmup, r.env.host.empty() ? "?" : r.env.host);
+  const std::string devs = devices_summary(r.env);
+  if (!devs.empty()) out += ", " + devs;
+  else if (!r.env.cpu.empty()) out += ", " + r.env.cpu;
+  out += fmt::format(", mgbench {} ({})\n", r.env.mgbench_version, r.env.git_commit);
+
+  out += fmt::format("{:>7} {:<10} {:>10} {:>10} {:>6} {:>20} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>9}\n",
+                     "devices", "transport", "images/s", "img/s/dev", "eff%", "step ms (med ± ci95)",
+                     "input%", "fwd%", "bwd%", "cexp%", "covl%", "opt%", "busbw GB/s");
+  for (const DeviceCountResult& d : r.runs) {
+    const BreakdownShares s = breakdown_shares(d.breakdown);
+    const std::string step =
+        fmt::format("{:.2f} ± {:.2f}", 1e3 * d.step_time.median_s, 1e3 * d.step_time.ci95_s);
+    out += fmt::format(
+        "{:>7} {:<10} {:>10.1f} {:>10.1f} {:>6} {:>20} {:>6.1f} {:>6.1f} {:>6.1f} {:>6.1f} {:>6.1f} {:>6.1f} {:>9}\n",
+        d.devices, d.transport, d.images_per_sec, d.images_per_sec_per_device, efficiency_cell(d), step,
+        100 * s.input_wait, 100 * s.forward, 100 * s.backward, 100 * s.comm_exposed, 100 * s.comm_overlapped,
+        100 * s.optimizer, busbw_cell(d));
+  }
+  return out;
+}
+
+}  // namespace mg
