@@ -1,0 +1,152 @@
+// Shared pieces of the oneDNN layer implementations (cpu_layers_*.cpp); internal to the CPU backend.
+//
+// Every layer builds all of its oneDNN primitives in its constructor (the "choose algorithms at start-up"
+// rule), owns its workspaces through CpuBackend::device_alloc so they count towards peak memory, and runs each
+// call to completion on the backend's oneDNN stream before returning (the CPU Compute stream is inline).
+// Primitives use a user-provided scratchpad so no call allocates behind our back.
+#pragma once
+#include <cstdint>
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include <oneapi/dnnl/dnnl.hpp>
+
+#include "backend/cpu/cpu_backend.h"
+#include "core/error.h"
+
+namespace mg::cpu {
+
+using dnnl::memory;
+using Tag = dnnl::memory::format_tag;
+using DT = dnnl::memory::data_type;
+using Args = std::unordered_map<int, dnnl::memory>;
+
+DT to_dnnl(DType t);
+
+// Activation dtype for a precision on this CPU, or UsageError naming the precision and what CPU supports.
+DType cpu_activation_dtype(Precision p, const std::string& layer);
+
+// oneDNN descriptor of an activation: 4-D {N,C,H,W} stored NHWC; 2-D {N,F} is the same memory as {N,F,1,1}.
+memory::desc act_desc(const Shape& s, DType t);
+memory::dims act_dims(const Shape& s);
+
+// An allocation from the backend (so peak memory sees it), freed when the owner goes.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(CpuBackend& be, size_t bytes);
+  ~Buffer();
+  Buffer(Buffer&& o) noexcept;
+  Buffer& operator=(Buffer&& o) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  void* get() const { return p_; }
+  size_t size() const { return bytes_; }
+  template <typename T>
+  T* as() const { return static_cast<T*>(p_); }
+
+ private:
+  CpuBackend* be_ = nullptr;
+  void* p_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+// Base of every CPU layer: parameter binding, scratchpad, and a checked execute-and-wait.
+class CpuLayer : public LayerOp {
+ public:
+  CpuLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes, const LayerOptions& opt);
+  Shape output_shape() const override { return out_shape_; }
+  std::vector<ParamShape> params() const override { return param_shapes_; }
+  void bind(const std::vector<float*>& params, const std::vector<float*>& grads) override;
+
+ protected:
+  // Attributes every primitive descriptor is created with (user scratchpad).
+  static dnnl::primitive_attr attr();
+  // Grows the layer's one scratchpad to cover a primitive descriptor's needs (primitives run one at a time).
+  void need_scratch(const dnnl::memory::desc& md);
+  void allocate_scratch();  // once, at the end of the derived constructor
+  // Runs a primitive with the scratchpad added and waits for it.
+  void run(dnnl::primitive& p, Args args);
+  void check_bound() const;
+  // A memory object with no storage yet; the handle is set per call.
+  dnnl::memory mem(const memory::desc& md) const { return dnnl::memory(md, be_.engine(), DNNL_MEMORY_NONE); }
+  static void set(dnnl::memory& m, const void* p) { m.set_data_handle(const_cast<void*>(p)); }
+  void check_io(const std::vector<Tensor>& in, const Tensor& out) const;
+
+  CpuBackend& be_;
+  LayerDesc desc_;
+  std::vector<Shape> in_shapes_;
+  Shape out_shape_;
+  DType dt_;  // activation dtype
+  LayerOptions opt_;
+  std::vector<ParamShape> param_shapes_;
+  std::vector<float*> params_, grads_;
+  size_t scratch_bytes_ = 0;
+  Buffer scratch_;
+  dnnl::memory scratch_mem_;
+};
+
+// Parallel helpers for the few elementwise passes oneDNN has no primitive for.
+void parallel_copy(void* dst, const void* src, size_t bytes);
+// dst[i] (+)= src[i] over n floats.
+void store_or_add(float* dst, const float* src, int64_t n, bool accumulate);
+
+// Torch's pooled output size (floor or ceil mode; a ceil window must start inside the input or left padding).
+int64_t pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool ceil_mode);
+
+// Factories, one per layer family.
+std::unique_ptr<LayerOp> make_conv(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_linear(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                     const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_batchnorm(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                        const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_pool(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt);  // MaxPool, AvgPool, GlobalAvgPool
+std::unique_ptr<LayerOp> make_relu(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_add(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                  const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_concat(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                     const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_flatten(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                      const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_dropout(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                      const LayerOptions& opt);
+
+}  // namespace mg::cpu
+
+namespace mg::cpu {
+
+// A layer with an fp32 master weight in canonical layout (conv OHWI, linear {out,in}) that its primitives want
+// in their own formats: forward reorders (and casts, for bf16) the master into the forward format once per
+// call and keeps it for backward-data when that primitive wants the same format; weight gradients come out in
+// the backward-weights format (fp32) and are reordered back to canonical, overwriting or adding.
+class WeightedLayer : public CpuLayer {
+ public:
+  using CpuLayer::CpuLayer;
+
+ protected:
+  // Call from the derived constructor once the primitive descriptors exist (before allocate_scratch()).
+  void setup_weights(const memory::desc& canonical, const memory::desc& fwd, const memory::desc& bwd_data,
+                     const memory::desc& diff);
+  // Weights in the forward format, refreshed from the master copy.
+  dnnl::memory& forward_weights();
+  // Weights in the backward-data format (reuses the forward copy when the formats agree).
+  dnnl::memory& backward_data_weights();
+  // Where backward-weights should write; then finish_weight_grad() lands it in the canonical gradient.
+  dnnl::memory& weight_grad_target(bool accumulate);
+  void finish_weight_grad(bool accumulate);
+
+ private:
+  memory::desc canonical_, fwd_, bwd_data_, diff_;
+  dnnl::memory master_, wfwd_, wbwd_, dw_, grad_;
+  Buffer wfwd_buf_, wbwd_buf_, dw_buf_;
+  dnnl::reorder to_fwd_, to_bwd_, from_diff_, from_diff_acc_;
+  bool fwd_is_master_ = false, bwd_same_as_fwd_ = false, diff_is_canonical_ = false;
+  bool grad_direct_ = false;  // the last weight_grad_target() wrote straight into the gradient
+};
+
+}  // namespace mg::cpu

@@ -1,0 +1,132 @@
+// Convolution (stride, padding, groups incl. depthwise, optional bias) through oneDNN's direct convolution.
+// Activations stay NHWC; weights are handed to oneDNN as format_tag::any so it picks its blocked JIT/brgemm
+// layout, with the master OHWI copy reordered into it (see WeightedLayer).
+#include "backend/cpu/cpu_layers.h"
+
+namespace mg::cpu {
+
+namespace {
+
+class ConvLayer final : public WeightedLayer {
+ public:
+  ConvLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : WeightedLayer(be, d, in, opt) {
+    const ConvParams& c = d.conv;
+    const Shape& x = in_shapes_[0];
+    const std::string where = "conv layer " + d.name + ": ";
+    if (x.rank() != 4) throw UsageError(where + "input " + x.str() + " must be {N,C,H,W}");
+    if (c.out_channels <= 0 || c.kh <= 0 || c.kw <= 0 || c.stride_h <= 0 || c.stride_w <= 0 || c.pad_h < 0 ||
+        c.pad_w < 0 || c.groups <= 0) {
+      throw UsageError(where + "out_channels, kernel, stride and groups must be positive, padding >= 0");
+    }
+    if (x.c() % c.groups || c.out_channels % c.groups) {
+      throw UsageError(where + "groups " + std::to_string(c.groups) + " must divide input channels " +
+                       std::to_string(x.c()) + " and output channels " + std::to_string(c.out_channels));
+    }
+    const int64_t oh = (x.h() + 2 * c.pad_h - c.kh) / c.stride_h + 1;
+    const int64_t ow = (x.w() + 2 * c.pad_w - c.kw) / c.stride_w + 1;
+    if (x.h() + 2 * c.pad_h < c.kh || x.w() + 2 * c.pad_w < c.kw) {
+      throw UsageError(where + "input " + x.str() + " is smaller than the " + std::to_string(c.kh) + "x" +
+                       std::to_string(c.kw) + " kernel");
+    }
+    out_shape_ = Shape{x.n(), c.out_channels, oh, ow};
+    const int64_t g = c.groups, o = c.out_channels, ig = x.c() / g;
+    param_shapes_.push_back({"weight", Shape{o, c.kh, c.kw, ig}});  // OHWI
+    if (c.bias) param_shapes_.push_back({"bias", Shape{o}});
+
+    // Canonical OHWI = {G, O/G, KH, KW, I/G} in memory, described with strides over oneDNN's (g)oihw dims.
+    memory::dims wdims, wstrides;
+    if (g > 1) {
+      wdims = {g, o / g, ig, c.kh, c.kw};
+      wstrides = {o / g * c.kh * c.kw * ig, c.kh * c.kw * ig, 1, c.kw * ig, ig};
+    } else {
+      wdims = {o, ig, c.kh, c.kw};
+      wstrides = {c.kh * c.kw * ig, 1, c.kw * ig, ig};
+    }
+    const memory::desc canonical(wdims, DT::f32, wstrides);
+    const DT adt = to_dnnl(dt_);
+    const memory::desc src = act_desc(x, dt_), dst = act_desc(out_shape_, dt_);
+    const memory::desc w_any(wdims, adt, Tag::any), dw_any(wdims, DT::f32, Tag::any);
+    const memory::desc bias_md = c.bias ? memory::desc({o}, DT::f32, Tag::a) : memory::desc();
+    const memory::dims strides{c.stride_h, c.stride_w}, pad{c.pad_h, c.pad_w};
+    // oneDNN floors the output size like torch, so symmetric padding describes the same convolution.
+    const memory::dims& pad_r = pad;
+    const auto algo = dnnl::algorithm::convolution_direct;
+
+    MG_CHECK_DNNL(fwd_pd_ = dnnl::convolution_forward::primitive_desc(
+                      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, src, w_any, bias_md,
+                                                      dst, strides, pad, pad_r),
+                      attr(), be.engine()));
+    MG_CHECK_DNNL(bwd_data_pd_ = dnnl::convolution_backward_data::primitive_desc(
+                      dnnl::convolution_backward_data::desc(algo, src, w_any, dst, strides, pad, pad_r), attr(),
+                      be.engine(), fwd_pd_));
+    MG_CHECK_DNNL(bwd_w_pd_ = dnnl::convolution_backward_weights::primitive_desc(
+                      dnnl::convolution_backward_weights::desc(algo, src, dw_any, bias_md, dst, strides, pad, pad_r),
+                      attr(), be.engine(), fwd_pd_));
+    fwd_ = dnnl::convolution_forward(fwd_pd_);
+    bwd_data_ = dnnl::convolution_backward_data(bwd_data_pd_);
+    bwd_w_ = dnnl::convolution_backward_weights(bwd_w_pd_);
+    need_scratch(fwd_pd_.scratchpad_desc());
+    need_scratch(bwd_data_pd_.scratchpad_desc());
+    need_scratch(bwd_w_pd_.scratchpad_desc());
+    setup_weights(canonical, fwd_pd_.weights_desc(), bwd_data_pd_.weights_desc(), bwd_w_pd_.diff_weights_desc());
+    allocate_scratch();
+
+    src_ = mem(src);
+    dst_ = mem(dst);
+    if (c.bias) bias_ = mem(bias_md);
+    if (c.bias) dbias_ = mem(bias_md);
+    if (c.bias) dbias_buf_ = Buffer(be, static_cast<size_t>(o) * sizeof(float));
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_bound();
+    check_io(in, out);
+    set(src_, in[0].data);
+    set(dst_, out.data);
+    Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, forward_weights()}, {DNNL_ARG_DST, dst_}};
+    if (desc_.conv.bias) {
+      set(bias_, params_[1]);
+      a.emplace(DNNL_ARG_BIAS, bias_);
+    }
+    run(fwd_, std::move(a));
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool accumulate) override {
+    check_bound();
+    check_io(in, out);
+    set(dst_, dout.data);  // dst and diff_dst share a descriptor
+    if (din[0].data) {
+      set(src_, din[0].data);
+      run(bwd_data_, {{DNNL_ARG_DIFF_SRC, src_}, {DNNL_ARG_WEIGHTS, backward_data_weights()},
+                      {DNNL_ARG_DIFF_DST, dst_}});
+    }
+    set(src_, in[0].data);
+    Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_DIFF_DST, dst_}, {DNNL_ARG_DIFF_WEIGHTS, weight_grad_target(accumulate)}};
+    if (desc_.conv.bias) {
+      set(dbias_, accumulate ? dbias_buf_.get() : grads_[1]);
+      a.emplace(DNNL_ARG_DIFF_BIAS, dbias_);
+    }
+    run(bwd_w_, std::move(a));
+    finish_weight_grad(accumulate);
+    if (desc_.conv.bias && accumulate) store_or_add(grads_[1], dbias_buf_.as<float>(), desc_.conv.out_channels, true);
+  }
+
+ private:
+  dnnl::convolution_forward::primitive_desc fwd_pd_;
+  dnnl::convolution_backward_data::primitive_desc bwd_data_pd_;
+  dnnl::convolution_backward_weights::primitive_desc bwd_w_pd_;
+  dnnl::primitive fwd_, bwd_data_, bwd_w_;
+  dnnl::memory src_, dst_, bias_, dbias_;
+  Buffer dbias_buf_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerOp> make_conv(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt) {
+  return std::make_unique<ConvLayer>(be, d, in, opt);
+}
+
+}  // namespace mg::cpu

@@ -1,0 +1,108 @@
+// Fully connected layer through oneDNN's inner product. A 4-D input is read as {N, H*W*C}: its NHWC memory
+// flattened, which is what Flatten produces, so the weight's input order follows NHWC either way.
+#include "backend/cpu/cpu_layers.h"
+
+namespace mg::cpu {
+
+namespace {
+
+class LinearLayer final : public WeightedLayer {
+ public:
+  LinearLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : WeightedLayer(be, d, in, opt) {
+    const LinearParams& l = d.linear;
+    const Shape& x = in_shapes_[0];
+    if (l.out_features <= 0) {
+      throw UsageError("linear layer " + d.name + ": out_features must be positive, got " +
+                       std::to_string(l.out_features));
+    }
+    const int64_t n = x.n(), f = x.numel() / x.n(), o = l.out_features;
+    out_shape_ = Shape{n, o};
+    param_shapes_.push_back({"weight", Shape{o, f}});
+    if (l.bias) param_shapes_.push_back({"bias", Shape{o}});
+
+    const DT adt = to_dnnl(dt_);
+    const memory::desc src({n, f}, adt, Tag::nc), dst({n, o}, adt, Tag::nc);
+    const memory::desc canonical({o, f}, DT::f32, Tag::oi);
+    const memory::desc w_any({o, f}, adt, Tag::any), dw_any({o, f}, DT::f32, Tag::any);
+    const memory::desc bias_md = l.bias ? memory::desc({o}, DT::f32, Tag::a) : memory::desc();
+
+    MG_CHECK_DNNL(fwd_pd_ = dnnl::inner_product_forward::primitive_desc(
+                      dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, src, w_any, bias_md, dst),
+                      attr(), be.engine()));
+    MG_CHECK_DNNL(bwd_data_pd_ = dnnl::inner_product_backward_data::primitive_desc(
+                      dnnl::inner_product_backward_data::desc(src, w_any, dst), attr(), be.engine(), fwd_pd_));
+    MG_CHECK_DNNL(bwd_w_pd_ = dnnl::inner_product_backward_weights::primitive_desc(
+                      dnnl::inner_product_backward_weights::desc(src, dw_any, bias_md, dst), attr(), be.engine(),
+                      fwd_pd_));
+    fwd_ = dnnl::inner_product_forward(fwd_pd_);
+    bwd_data_ = dnnl::inner_product_backward_data(bwd_data_pd_);
+    bwd_w_ = dnnl::inner_product_backward_weights(bwd_w_pd_);
+    need_scratch(fwd_pd_.scratchpad_desc());
+    need_scratch(bwd_data_pd_.scratchpad_desc());
+    need_scratch(bwd_w_pd_.scratchpad_desc());
+    setup_weights(canonical, fwd_pd_.weights_desc(), bwd_data_pd_.weights_desc(), bwd_w_pd_.diff_weights_desc());
+    allocate_scratch();
+
+    src_ = mem(src);
+    dst_ = mem(dst);
+    if (l.bias) {
+      bias_ = mem(bias_md);
+      dbias_ = mem(bias_md);
+      dbias_buf_ = Buffer(be, static_cast<size_t>(o) * sizeof(float));
+    }
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_bound();
+    check_io(in, out);
+    set(src_, in[0].data);
+    set(dst_, out.data);
+    Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, forward_weights()}, {DNNL_ARG_DST, dst_}};
+    if (desc_.linear.bias) {
+      set(bias_, params_[1]);
+      a.emplace(DNNL_ARG_BIAS, bias_);
+    }
+    run(fwd_, std::move(a));
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool accumulate) override {
+    check_bound();
+    check_io(in, out);
+    set(dst_, dout.data);
+    if (din[0].data) {
+      set(src_, din[0].data);
+      run(bwd_data_, {{DNNL_ARG_DIFF_SRC, src_}, {DNNL_ARG_WEIGHTS, backward_data_weights()},
+                      {DNNL_ARG_DIFF_DST, dst_}});
+    }
+    set(src_, in[0].data);
+    Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_DIFF_DST, dst_}, {DNNL_ARG_DIFF_WEIGHTS, weight_grad_target(accumulate)}};
+    if (desc_.linear.bias) {
+      set(dbias_, accumulate ? dbias_buf_.get() : grads_[1]);
+      a.emplace(DNNL_ARG_DIFF_BIAS, dbias_);
+    }
+    run(bwd_w_, std::move(a));
+    finish_weight_grad(accumulate);
+    if (desc_.linear.bias && accumulate) {
+      store_or_add(grads_[1], dbias_buf_.as<float>(), desc_.linear.out_features, true);
+    }
+  }
+
+ private:
+  dnnl::inner_product_forward::primitive_desc fwd_pd_;
+  dnnl::inner_product_backward_data::primitive_desc bwd_data_pd_;
+  dnnl::inner_product_backward_weights::primitive_desc bwd_w_pd_;
+  dnnl::primitive fwd_, bwd_data_, bwd_w_;
+  dnnl::memory src_, dst_, bias_, dbias_;
+  Buffer dbias_buf_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerOp> make_linear(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                     const LayerOptions& opt) {
+  return std::make_unique<LinearLayer>(be, d, in, opt);
+}
+
+}  // namespace mg::cpu

@@ -1,0 +1,265 @@
+// Parameter-free layers: ReLU, residual add, channel concat, flatten, dropout.
+#include "backend/cpu/cpu_layers.h"
+
+#include "core/counter_rng.h"
+#include "core/half.h"
+
+namespace mg::cpu {
+
+namespace {
+
+class ReluLayer final : public CpuLayer {
+ public:
+  ReluLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CpuLayer(be, d, in, opt) {
+    out_shape_ = in_shapes_[0];
+    const memory::desc md = act_desc(out_shape_, dt_);
+    MG_CHECK_DNNL(fwd_pd_ = dnnl::eltwise_forward::primitive_desc(
+                      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu,
+                                                  md, 0.f, 0.f),
+                      attr(), be.engine()));
+    MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
+                      dnnl::eltwise_backward::desc(dnnl::algorithm::eltwise_relu, md, md, 0.f, 0.f), attr(),
+                      be.engine(), fwd_pd_));
+    fwd_ = dnnl::eltwise_forward(fwd_pd_);
+    bwd_ = dnnl::eltwise_backward(bwd_pd_);
+    need_scratch(fwd_pd_.scratchpad_desc());
+    need_scratch(bwd_pd_.scratchpad_desc());
+    allocate_scratch();
+    a_ = mem(md);
+    b_ = mem(md);
+    c_ = mem(md);
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    set(a_, in[0].data);
+    set(b_, out.data);
+    run(fwd_, {{DNNL_ARG_SRC, a_}, {DNNL_ARG_DST, b_}});
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    if (!din[0].data) return;
+    set(a_, in[0].data);
+    set(b_, dout.data);
+    set(c_, din[0].data);
+    run(bwd_, {{DNNL_ARG_SRC, a_}, {DNNL_ARG_DIFF_DST, b_}, {DNNL_ARG_DIFF_SRC, c_}});
+  }
+
+ private:
+  dnnl::eltwise_forward::primitive_desc fwd_pd_;
+  dnnl::eltwise_backward::primitive_desc bwd_pd_;
+  dnnl::primitive fwd_, bwd_;
+  dnnl::memory a_, b_, c_;
+};
+
+// out = in0 + in1; both inputs receive dout unchanged.
+class AddLayer final : public CpuLayer {
+ public:
+  AddLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CpuLayer(be, d, in, opt) {
+    if (in_shapes_[0] != in_shapes_[1]) {
+      throw UsageError("add layer " + d.name + ": inputs differ in shape, " + in_shapes_[0].str() + " vs " +
+                       in_shapes_[1].str());
+    }
+    out_shape_ = in_shapes_[0];
+    const memory::desc md = act_desc(out_shape_, dt_);
+    MG_CHECK_DNNL(pd_ = dnnl::binary::primitive_desc(dnnl::binary::desc(dnnl::algorithm::binary_add, md, md, md),
+                                                     attr(), be.engine()));
+    add_ = dnnl::binary(pd_);
+    need_scratch(pd_.scratchpad_desc());
+    allocate_scratch();
+    a_ = mem(md);
+    b_ = mem(md);
+    c_ = mem(md);
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    set(a_, in[0].data);
+    set(b_, in[1].data);
+    set(c_, out.data);
+    run(add_, {{DNNL_ARG_SRC_0, a_}, {DNNL_ARG_SRC_1, b_}, {DNNL_ARG_DST, c_}});
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    for (const Tensor& d : din) {
+      if (d.data) parallel_copy(d.data, dout.data, dout.bytes());
+    }
+  }
+
+ private:
+  dnnl::binary::primitive_desc pd_;
+  dnnl::primitive add_;
+  dnnl::memory a_, b_, c_;
+};
+
+// Channel concat in NHWC (so each input lands interleaved per pixel); backward reorders each input's channel
+// slice of dout out as a strided sub-memory view.
+class ConcatLayer final : public CpuLayer {
+ public:
+  ConcatLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CpuLayer(be, d, in, opt) {
+    const Shape& s0 = in_shapes_[0];
+    int64_t channels = 0;
+    std::vector<memory::desc> srcs;
+    for (const Shape& s : in_shapes_) {
+      if (s.rank() != s0.rank() || s.n() != s0.n() || s.h() != s0.h() || s.w() != s0.w()) {
+        throw UsageError("concat layer " + d.name + ": inputs must agree in all but channels, " + s0.str() +
+                         " vs " + s.str());
+      }
+      srcs.push_back(act_desc(s, dt_));
+      channels += s.c();
+    }
+    out_shape_ = s0.rank() == 4 ? Shape{s0.n(), channels, s0.h(), s0.w()} : Shape{s0.n(), channels};
+    const memory::desc dst = act_desc(out_shape_, dt_);
+    MG_CHECK_DNNL(pd_ = dnnl::concat::primitive_desc(dst, 1, srcs, be.engine(), attr()));
+    concat_ = dnnl::concat(pd_);
+    need_scratch(pd_.scratchpad_desc());
+    int64_t offset = 0;
+    for (size_t i = 0; i < srcs.size(); ++i) {
+      const memory::desc slice = dst.submemory_desc(act_dims(in_shapes_[i]), {0, offset, 0, 0});
+      offset += in_shapes_[i].c();
+      dnnl::reorder::primitive_desc rpd;
+      MG_CHECK_DNNL(rpd = dnnl::reorder::primitive_desc(be.engine(), slice, be.engine(), srcs[i], attr()));
+      need_scratch(rpd.scratchpad_desc());
+      split_.emplace_back(rpd);
+      slices_.push_back(mem(slice));
+      ins_.push_back(mem(srcs[i]));
+    }
+    allocate_scratch();
+    dst_ = mem(dst);
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    Args a{{DNNL_ARG_DST, dst_}};
+    set(dst_, out.data);
+    for (size_t i = 0; i < in.size(); ++i) {
+      set(ins_[i], in[i].data);
+      a.emplace(DNNL_ARG_MULTIPLE_SRC + static_cast<int>(i), ins_[i]);
+    }
+    run(concat_, std::move(a));
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    for (size_t i = 0; i < din.size(); ++i) {
+      if (!din[i].data) continue;
+      set(slices_[i], dout.data);
+      set(ins_[i], din[i].data);
+      run(split_[i], {{DNNL_ARG_FROM, slices_[i]}, {DNNL_ARG_TO, ins_[i]}});
+    }
+  }
+
+ private:
+  dnnl::concat::primitive_desc pd_;
+  dnnl::primitive concat_;
+  std::vector<dnnl::reorder> split_;
+  std::vector<dnnl::memory> slices_, ins_;
+  dnnl::memory dst_;
+};
+
+// {N,C,H,W} -> {N, H*W*C}: the NHWC memory is already in that order, so this is a copy (a copy rather than
+// an alias because the trainer gives every layer its own output buffer).
+class FlattenLayer final : public CpuLayer {
+ public:
+  FlattenLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CpuLayer(be, d, in, opt) {
+    const Shape& x = in_shapes_[0];
+    out_shape_ = Shape{x.n(), x.numel() / x.n()};
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    parallel_copy(out.data, in[0].data, out.bytes());
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    if (din[0].data) parallel_copy(din[0].data, dout.data, dout.bytes());
+  }
+};
+
+// Inverted dropout with a counter-based mask, so the CUDA backend draws the identical mask:
+//   stream_c = splitmix64(seed) + c      (c = 0, 1, 2, ... counts this layer's training forwards)
+//   keep(i)  = counter_uniform(stream_c, i) >= p      (i = element index in NHWC memory order)
+//   out[i]   = keep(i) ? in[i] / (1 - p) : 0,         din[i] = keep(i) ? dout[i] / (1 - p) : 0
+// backward regenerates the mask of the latest training forward instead of storing it.
+// Inference forward (training=false) is the identity and does not advance c.
+class DropoutLayer final : public CpuLayer {
+ public:
+  DropoutLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CpuLayer(be, d, in, opt), p_(d.dropout.p), stream0_(splitmix64(opt.seed)) {
+    if (!(p_ >= 0.f && p_ < 1.f)) {
+      throw UsageError("dropout layer " + d.name + ": p must be in [0, 1), got " + std::to_string(p_));
+    }
+    out_shape_ = in_shapes_[0];
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
+    check_io(in, out);
+    if (!training) {
+      parallel_copy(out.data, in[0].data, out.bytes());
+      return;
+    }
+    last_stream_ = stream0_ + calls_++;
+    apply(in[0].data, out.data);
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    MG_ENSURE(calls_ > 0, "dropout layer " + desc_.name + ": backward before a training forward");
+    if (din[0].data) apply(dout.data, din[0].data);
+  }
+
+ private:
+  void apply(const void* x, void* y) const {
+    const int64_t n = out_shape_.numel();
+    const float scale = 1.f / (1.f - p_), p = p_;
+    const uint64_t stream = last_stream_;
+    if (dt_ == DType::F32) {
+      const float* a = static_cast<const float*>(x);
+      float* b = static_cast<float*>(y);
+#pragma omp parallel for simd
+      for (int64_t i = 0; i < n; ++i) {
+        b[i] = counter_uniform(stream, static_cast<uint64_t>(i)) >= p ? a[i] * scale : 0.f;
+      }
+    } else {
+      const uint16_t* a = static_cast<const uint16_t*>(x);
+      uint16_t* b = static_cast<uint16_t*>(y);
+#pragma omp parallel for
+      for (int64_t i = 0; i < n; ++i) {
+        b[i] = counter_uniform(stream, static_cast<uint64_t>(i)) >= p ? float_to_bf16(bf16_to_float(a[i]) * scale)
+                                                                      : uint16_t{0};
+      }
+    }
+  }
+
+  float p_;
+  uint64_t stream0_;
+  uint64_t calls_ = 0;
+  uint64_t last_stream_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerOp> make_relu(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt) {
+  return std::make_unique<ReluLayer>(be, d, in, opt);
+}
+std::unique_ptr<LayerOp> make_add(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                  const LayerOptions& opt) {
+  return std::make_unique<AddLayer>(be, d, in, opt);
+}
+std::unique_ptr<LayerOp> make_concat(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                     const LayerOptions& opt) {
+  return std::make_unique<ConcatLayer>(be, d, in, opt);
+}
+std::unique_ptr<LayerOp> make_flatten(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                      const LayerOptions& opt) {
+  return std::make_unique<FlattenLayer>(be, d, in, opt);
+}
+std::unique_ptr<LayerOp> make_dropout(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                      const LayerOptions& opt) {
+  return std::make_unique<DropoutLayer>(be, d, in, opt);
+}
+
+}  // namespace mg::cpu

@@ -1,0 +1,152 @@
+// Batch normalization through oneDNN (NHWC, fp32 or bf16 data; statistics, gamma and beta in fp32).
+//
+// Training forward normalises with the batch mean and biased variance (as torch does) and then updates the
+// running statistics with torch's convention:
+//   running_mean = (1 - m) * running_mean + m * mean
+//   running_var  = (1 - m) * running_var  + m * var * n / (n - 1)     (unbiased; n = N*H*W per channel)
+// Inference forward (training=false) normalises with the running statistics (initially 0 and 1).
+#include "backend/cpu/cpu_layers.h"
+
+namespace mg::cpu {
+
+namespace {
+
+class BatchNormLayer final : public CpuLayer {
+ public:
+  BatchNormLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CpuLayer(be, d, in, opt) {
+    const Shape& x = in_shapes_[0];
+    const BatchNormParams& p = d.bn;
+    if (!(p.eps > 0) || !(p.momentum >= 0 && p.momentum <= 1)) {
+      throw UsageError("batch-norm layer " + d.name + ": eps must be > 0 and momentum in [0, 1]");
+    }
+    count_ = x.n() * x.h() * x.w();
+    if (count_ < 2) {
+      throw UsageError("batch-norm layer " + d.name + ": training needs more than one value per channel, input " +
+                       x.str());
+    }
+    out_shape_ = x;
+    c_ = x.c();
+    param_shapes_.push_back({"gamma", Shape{c_}});
+    param_shapes_.push_back({"beta", Shape{c_}});
+
+    const memory::desc data = act_desc(x, dt_);
+    const memory::desc stat({c_}, DT::f32, Tag::a);
+    using F = dnnl::normalization_flags;
+    const F affine = F::use_scale | F::use_shift;
+    MG_CHECK_DNNL(train_pd_ = dnnl::batch_normalization_forward::primitive_desc(
+                      dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_training, data, p.eps, affine),
+                      attr(), be.engine()));
+    MG_CHECK_DNNL(infer_pd_ = dnnl::batch_normalization_forward::primitive_desc(
+                      dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, data, p.eps,
+                                                              affine | F::use_global_stats),
+                      attr(), be.engine()));
+    MG_CHECK_DNNL(bwd_pd_ = dnnl::batch_normalization_backward::primitive_desc(
+                      dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, data, data, p.eps, affine),
+                      attr(), be.engine(), train_pd_));
+    train_ = dnnl::batch_normalization_forward(train_pd_);
+    infer_ = dnnl::batch_normalization_forward(infer_pd_);
+    bwd_ = dnnl::batch_normalization_backward(bwd_pd_);
+    need_scratch(train_pd_.scratchpad_desc());
+    need_scratch(infer_pd_.scratchpad_desc());
+    need_scratch(bwd_pd_.scratchpad_desc());
+    allocate_scratch();
+
+    // mean, var (this batch), running mean, running var, and the two gradient staging rows.
+    stats_ = Buffer(be, 6 * static_cast<size_t>(c_) * sizeof(float));
+    float* s = stats_.as<float>();
+    for (int64_t i = 0; i < c_; ++i) {
+      s[2 * c_ + i] = 0.f;
+      s[3 * c_ + i] = 1.f;
+    }
+    src_ = mem(data);
+    dst_ = mem(data);
+    ddst_ = mem(data);
+    dsrc_ = mem(data);
+    scale_ = mem(stat);
+    shift_ = mem(stat);
+    mean_ = dnnl::memory(stat, be.engine(), s);
+    var_ = dnnl::memory(stat, be.engine(), s + c_);
+    rmean_ = dnnl::memory(stat, be.engine(), s + 2 * c_);
+    rvar_ = dnnl::memory(stat, be.engine(), s + 3 * c_);
+    dscale_ = mem(stat);
+    dshift_ = mem(stat);
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
+    check_bound();
+    check_io(in, out);
+    set(src_, in[0].data);
+    set(dst_, out.data);
+    set(scale_, params_[0]);
+    set(shift_, params_[1]);
+    Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_DST, dst_}, {DNNL_ARG_SCALE, scale_}, {DNNL_ARG_SHIFT, shift_}};
+    if (!training) {
+      a.emplace(DNNL_ARG_MEAN, rmean_);
+      a.emplace(DNNL_ARG_VARIANCE, rvar_);
+      run(infer_, std::move(a));
+      return;
+    }
+    a.emplace(DNNL_ARG_MEAN, mean_);
+    a.emplace(DNNL_ARG_VARIANCE, var_);
+    run(train_, std::move(a));
+    const float m = desc_.bn.momentum;
+    const float unbias = static_cast<float>(count_) / static_cast<float>(count_ - 1);
+    float* s = stats_.as<float>();
+    for (int64_t i = 0; i < c_; ++i) {
+      s[2 * c_ + i] = (1.f - m) * s[2 * c_ + i] + m * s[i];
+      s[3 * c_ + i] = (1.f - m) * s[3 * c_ + i] + m * s[c_ + i] * unbias;
+    }
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool accumulate) override {
+    check_bound();
+    check_io(in, out);
+    void* dx = din[0].data;
+    if (!dx) {
+      // Batch norm straight on the network input: gamma/beta still need the full backward, which always
+      // writes diff_src. Allocated on first use only, since no shipped model does this.
+      if (!unused_dx_.get()) unused_dx_ = Buffer(be_, in[0].bytes());
+      dx = unused_dx_.get();
+    }
+    float* s = stats_.as<float>();
+    set(src_, in[0].data);
+    set(ddst_, dout.data);
+    set(dsrc_, dx);
+    set(scale_, params_[0]);
+    set(shift_, params_[1]);
+    set(dscale_, accumulate ? s + 4 * c_ : grads_[0]);
+    set(dshift_, accumulate ? s + 5 * c_ : grads_[1]);
+    run(bwd_, {{DNNL_ARG_SRC, src_},
+               {DNNL_ARG_MEAN, mean_},
+               {DNNL_ARG_VARIANCE, var_},
+               {DNNL_ARG_DIFF_DST, ddst_},
+               {DNNL_ARG_SCALE, scale_},
+               {DNNL_ARG_SHIFT, shift_},  // oneDNN 2.6 will not execute without it, though unused
+               {DNNL_ARG_DIFF_SRC, dsrc_},
+               {DNNL_ARG_DIFF_SCALE, dscale_},
+               {DNNL_ARG_DIFF_SHIFT, dshift_}});
+    if (accumulate) {
+      store_or_add(grads_[0], s + 4 * c_, c_, true);
+      store_or_add(grads_[1], s + 5 * c_, c_, true);
+    }
+  }
+
+ private:
+  int64_t count_ = 0, c_ = 0;
+  dnnl::batch_normalization_forward::primitive_desc train_pd_, infer_pd_;
+  dnnl::batch_normalization_backward::primitive_desc bwd_pd_;
+  dnnl::primitive train_, infer_, bwd_;
+  Buffer stats_, unused_dx_;
+  dnnl::memory src_, dst_, ddst_, dsrc_, scale_, shift_, mean_, var_, rmean_, rvar_, dscale_, dshift_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerOp> make_batchnorm(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                        const LayerOptions& opt) {
+  return std::make_unique<BatchNormLayer>(be, d, in, opt);
+}
+
+}  // namespace mg::cpu

@@ -1,0 +1,89 @@
+// Moving master weights and their gradients between canonical layout and oneDNN's preferred formats.
+#include "backend/cpu/cpu_layers.h"
+
+namespace mg::cpu {
+
+namespace {
+dnnl::reorder make_reorder(CpuBackend& be, const memory::desc& from, const memory::desc& to, bool accumulate,
+                           const dnnl::primitive_attr& base, memory::desc* scratch) {
+  dnnl::primitive_attr a = base;
+  if (accumulate) {
+    dnnl::post_ops po;
+    po.append_sum(1.f);
+    a.set_post_ops(po);
+  }
+  dnnl::reorder::primitive_desc pd;
+  MG_CHECK_DNNL(pd = dnnl::reorder::primitive_desc(be.engine(), from, be.engine(), to, a));
+  *scratch = pd.scratchpad_desc();
+  return dnnl::reorder(pd);
+}
+}  // namespace
+
+void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::desc& fwd,
+                                  const memory::desc& bwd_data, const memory::desc& diff) {
+  canonical_ = canonical;
+  fwd_ = fwd;
+  bwd_data_ = bwd_data;
+  diff_ = diff;
+  master_ = mem(canonical_);
+  grad_ = mem(canonical_);
+  memory::desc sp;
+
+  fwd_is_master_ = fwd_ == canonical_;
+  if (fwd_is_master_) {
+    wfwd_ = master_;
+  } else {
+    wfwd_buf_ = Buffer(be_, fwd_.get_size());
+    wfwd_ = dnnl::memory(fwd_, be_.engine(), wfwd_buf_.get());
+    to_fwd_ = make_reorder(be_, canonical_, fwd_, false, attr(), &sp);
+    need_scratch(sp);
+  }
+
+  bwd_same_as_fwd_ = bwd_data_ == fwd_;
+  if (!bwd_same_as_fwd_) {
+    wbwd_buf_ = Buffer(be_, bwd_data_.get_size());
+    wbwd_ = dnnl::memory(bwd_data_, be_.engine(), wbwd_buf_.get());
+    to_bwd_ = make_reorder(be_, canonical_, bwd_data_, false, attr(), &sp);
+    need_scratch(sp);
+  }
+
+  diff_is_canonical_ = diff_ == canonical_;
+  // Even a canonical-format gradient needs a private buffer when accumulating (the primitive overwrites).
+  dw_buf_ = Buffer(be_, diff_.get_size());
+  dw_ = dnnl::memory(diff_, be_.engine(), dw_buf_.get());
+  from_diff_ = make_reorder(be_, diff_, canonical_, false, attr(), &sp);
+  need_scratch(sp);
+  from_diff_acc_ = make_reorder(be_, diff_, canonical_, true, attr(), &sp);
+  need_scratch(sp);
+}
+
+dnnl::memory& WeightedLayer::forward_weights() {
+  set(master_, params_[0]);
+  if (!fwd_is_master_) run(to_fwd_, {{DNNL_ARG_FROM, master_}, {DNNL_ARG_TO, wfwd_}});
+  return wfwd_;
+}
+
+dnnl::memory& WeightedLayer::backward_data_weights() {
+  set(master_, params_[0]);
+  // The forward copy is current: parameters do not change between a step's forward and backward.
+  if (bwd_same_as_fwd_) return wfwd_;
+  run(to_bwd_, {{DNNL_ARG_FROM, master_}, {DNNL_ARG_TO, wbwd_}});
+  return wbwd_;
+}
+
+dnnl::memory& WeightedLayer::weight_grad_target(bool accumulate) {
+  grad_direct_ = diff_is_canonical_ && !accumulate;
+  if (grad_direct_) {
+    set(grad_, grads_[0]);
+    return grad_;
+  }
+  return dw_;
+}
+
+void WeightedLayer::finish_weight_grad(bool accumulate) {
+  if (grad_direct_) return;
+  set(grad_, grads_[0]);
+  run(accumulate ? from_diff_acc_ : from_diff_, {{DNNL_ARG_FROM, dw_}, {DNNL_ARG_TO, grad_}});
+}
+
+}  // namespace mg::cpu

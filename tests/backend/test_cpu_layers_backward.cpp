@@ -1,0 +1,204 @@
+// CPU layer backward passes against central finite differences of loss = sum(out * r), r random.
+//
+// oneDNN computes in fp32 only, so the differences use h = 1e-2 and the loss is summed in double; the error
+// budget is fp32 rounding of the outputs (~1e-6 relative, divided by 2h) plus the O(h^2) truncation of the
+// central difference, hence atol 2e-3 and rtol 1e-2. Inputs of ReLU and max pooling are kept at least 2h away
+// from their kinks (zero, and ties between window elements) so the function is smooth over the difference.
+#include <algorithm>
+#include <numeric>
+
+#include "layer_test_util.h"
+
+using namespace mgtest;
+
+namespace {
+constexpr float kH = 1e-2f;
+constexpr double kAtol = 2e-3, kRtol = 1e-2;
+
+LayerDesc conv_desc(int64_t o, int64_t k, int64_t s, int64_t p, int64_t g, bool bias) {
+  LayerDesc d = make_desc(LayerKind::Conv, "conv");
+  d.conv.out_channels = o;
+  d.conv.kh = d.conv.kw = k;
+  d.conv.stride_h = d.conv.stride_w = s;
+  d.conv.pad_h = d.conv.pad_w = p;
+  d.conv.groups = g;
+  d.conv.bias = bias;
+  return d;
+}
+
+// Distinct values spaced 0.05 apart in a shuffled order: no two window elements are within 2h of each other.
+void distinct_values(std::vector<float>& v, uint64_t seed) {
+  std::vector<size_t> idx(v.size());
+  std::iota(idx.begin(), idx.end(), 0);
+  for (size_t i = idx.size(); i > 1; --i) {
+    std::swap(idx[i - 1], idx[static_cast<size_t>(counter_uniform(seed, i) * static_cast<float>(i))]);
+  }
+  for (size_t i = 0; i < v.size(); ++i) v[idx[i]] = -1.f + 0.05f * static_cast<float>(i);
+}
+}  // namespace
+
+TEST_CASE("cpu conv backward matches finite differences") {
+  struct Case {
+    Shape in;
+    int64_t o, k, s, p, g;
+    bool bias;
+  };
+  const Case cases[] = {
+      {{2, 3, 6, 6}, 4, 3, 1, 1, 1, true},
+      {{2, 4, 7, 7}, 6, 3, 2, 1, 2, false},
+      {{1, 6, 5, 5}, 6, 3, 1, 1, 6, true},  // depthwise
+      {{2, 8, 4, 4}, 5, 1, 1, 0, 1, false},
+  };
+  for (const Case& c : cases) {
+    INFO("input " << c.in.str() << " out " << c.o << " k" << c.k << " s" << c.s << " p" << c.p << " g" << c.g);
+    LayerRig rig(conv_desc(c.o, c.k, c.s, c.p, c.g, c.bias), {c.in});
+    check_gradients(rig, kH, kAtol, kRtol);
+  }
+}
+
+TEST_CASE("cpu linear backward matches finite differences") {
+  LayerDesc d = make_desc(LayerKind::Linear, "fc");
+  d.linear.out_features = 5;
+  LayerRig rig(d, {Shape{3, 2, 2, 3}});
+  check_gradients(rig, kH, kAtol, kRtol);
+}
+
+TEST_CASE("cpu batch norm backward matches finite differences (training mode, batch statistics)") {
+  LayerRig rig(make_desc(LayerKind::BatchNorm, "bn"), {Shape{2, 3, 3, 4}});
+  check_gradients(rig, kH, kAtol, kRtol);
+}
+
+TEST_CASE("cpu relu backward matches finite differences away from zero") {
+  LayerRig rig(make_desc(LayerKind::Relu), {Shape{2, 3, 4, 4}});
+  for (float& v : rig.x[0]) v = v >= 0 ? v + 3 * kH : v - 3 * kH;
+  check_gradients(rig, kH, kAtol, kRtol);
+}
+
+TEST_CASE("cpu pooling backward matches finite differences") {
+  struct Case {
+    LayerKind kind;
+    int64_t k, s, p;
+    bool ceil;
+  };
+  const Case cases[] = {{LayerKind::MaxPool, 3, 2, 1, false}, {LayerKind::MaxPool, 3, 2, 0, true},
+                        {LayerKind::AvgPool, 3, 2, 1, true},  {LayerKind::AvgPool, 2, 2, 0, false},
+                        {LayerKind::AvgPool, 3, 1, 1, false}};
+  for (const Case& c : cases) {
+    INFO((c.kind == LayerKind::MaxPool ? "max" : "avg") << " k" << c.k << " s" << c.s << " p" << c.p
+                                                         << (c.ceil ? " ceil" : ""));
+    LayerDesc d = make_desc(c.kind, "pool");
+    d.pool.kh = d.pool.kw = c.k;
+    d.pool.stride_h = d.pool.stride_w = c.s;
+    d.pool.pad_h = d.pool.pad_w = c.p;
+    d.pool.ceil_mode = c.ceil;
+    LayerRig rig(d, {Shape{2, 2, 6, 6}});
+    if (c.kind == LayerKind::MaxPool) distinct_values(rig.x[0], 5);
+    check_gradients(rig, kH, kAtol, kRtol, 200);
+  }
+  LayerRig gap(make_desc(LayerKind::GlobalAvgPool), {Shape{2, 3, 3, 4}});
+  check_gradients(gap, kH, kAtol, kRtol);
+}
+
+TEST_CASE("cpu add, concat and flatten backward match finite differences") {
+  LayerRig add(make_desc(LayerKind::Add), {Shape{2, 3, 2, 2}, Shape{2, 3, 2, 2}});
+  check_gradients(add, kH, kAtol, kRtol);
+  LayerRig cat(make_desc(LayerKind::Concat), {Shape{2, 2, 3, 3}, Shape{2, 3, 3, 3}, Shape{2, 1, 3, 3}});
+  check_gradients(cat, kH, kAtol, kRtol, 200);
+  LayerRig flat(make_desc(LayerKind::Flatten), {Shape{2, 3, 2, 2}});
+  check_gradients(flat, kH, kAtol, kRtol);
+}
+
+TEST_CASE("cpu backward skips inputs whose din is null") {
+  const Shape s{2, 3, 4, 4};
+  LayerRig cat(make_desc(LayerKind::Concat), {s, s});
+  cat.forward();
+  std::vector<float> dy = random_vec(cat.y.size(), 3);
+  cat.dx[0].assign(cat.dx[0].size(), 42.f);
+  cat.backward(dy, false, {false, true});
+  CHECK(std::all_of(cat.dx[0].begin(), cat.dx[0].end(), [](float v) { return v == 42.f; }));
+  CHECK(std::any_of(cat.dx[1].begin(), cat.dx[1].end(), [](float v) { return v != 0.f; }));
+
+  // A conv on the network input still produces its weight gradient.
+  LayerRig conv(conv_desc(4, 3, 1, 1, 1, true), {s});
+  conv.forward();
+  conv.dx[0].assign(conv.dx[0].size(), 42.f);
+  conv.backward(random_vec(conv.y.size(), 4), false, {false});
+  CHECK(std::all_of(conv.dx[0].begin(), conv.dx[0].end(), [](float v) { return v == 42.f; }));
+  CHECK(std::any_of(conv.g[0].begin(), conv.g[0].end(), [](float v) { return v != 0.f; }));
+
+  // So does batch norm (its backward always computes diff_src, into a private buffer here).
+  LayerRig bn(make_desc(LayerKind::BatchNorm, "bn"), {s});
+  bn.forward();
+  const std::vector<float> bdy = random_vec(bn.y.size(), 5);
+  bn.backward(bdy);
+  const auto g0 = bn.g;
+  bn.backward(bdy, false, {false});
+  CHECK(bn.g == g0);
+}
+
+TEST_CASE("cpu parameter gradients overwrite, or add with accumulate_param_grads") {
+  LayerDesc fc = make_desc(LayerKind::Linear, "fc");
+  fc.linear.out_features = 6;
+  const std::vector<std::pair<LayerDesc, Shape>> layers{{conv_desc(8, 3, 1, 1, 1, true), Shape{2, 4, 5, 5}},
+                                                        {conv_desc(8, 3, 2, 1, 4, false), Shape{2, 8, 5, 5}},
+                                                        {fc, Shape{3, 9}},
+                                                        {make_desc(LayerKind::BatchNorm, "bn"), Shape{2, 4, 3, 3}}};
+  for (const auto& [d, s] : layers) {
+    INFO("layer kind " << static_cast<int>(d.kind));
+    LayerRig rig(d, {s});
+    rig.forward();
+    const std::vector<float> dy1 = random_vec(rig.y.size(), 11), dy2 = random_vec(rig.y.size(), 12);
+    for (auto& g : rig.g) g.assign(g.size(), 1000.f);  // overwritten, not added to
+    rig.backward(dy1);
+    const auto g1 = rig.g;
+    rig.backward(dy2);
+    const auto g2 = rig.g;
+    rig.backward(dy1);
+    rig.backward(dy2, true);
+    for (size_t i = 0; i < g1.size(); ++i) {
+      for (size_t j = 0; j < g1[i].size(); ++j) {
+        CHECK(std::abs(g1[i][j]) < 100.f);
+        CHECK(rig.g[i][j] == Approx(g1[i][j] + g2[i][j]).margin(1e-4));
+      }
+    }
+  }
+}
+
+TEST_CASE("cpu dropout: inverted scaling, mask statistics, determinism, backward uses the forward mask") {
+  const Shape s{4, 8, 16, 16};
+  const int64_t n = s.numel();
+  LayerDesc d = make_desc(LayerKind::Dropout, "drop");
+  d.dropout.p = 0.3f;
+  LayerRig a(d, {s}, Precision::FP32, 7), b(d, {s}, Precision::FP32, 7), other(d, {s}, Precision::FP32, 8);
+  for (LayerRig* r : {&a, &b, &other}) {
+    for (float& v : r->x[0]) v = v >= 0 ? v + 0.1f : v - 0.1f;  // never zero, so zero output means dropped
+  }
+  b.x = a.x;
+  other.x = a.x;
+  const std::vector<float> y1 = a.forward();
+  int64_t kept = 0;
+  for (int64_t i = 0; i < n; ++i) {
+    if (y1[i] != 0.f) {
+      ++kept;
+      CHECK(y1[i] == Approx(a.x[0][i] / 0.7f).epsilon(1e-6));
+    }
+  }
+  // Binomial(n, 0.7): within 5 standard deviations.
+  const double sd = std::sqrt(n * 0.7 * 0.3);
+  CHECK(std::abs(static_cast<double>(kept) - 0.7 * n) < 5 * sd);
+  CHECK(b.forward() == y1);            // same seed, same call: same mask
+  CHECK(other.forward() != y1);        // another seed: another mask
+  const std::vector<float> y2 = a.forward();
+  CHECK(y2 != y1);                     // the next call draws a fresh mask
+  // The documented formula reproduces the mask of call 1.
+  const uint64_t stream = splitmix64(7) + 1;
+  for (int64_t i = 0; i < n; i += 97) CHECK((y2[i] != 0.f) == (counter_uniform(stream, i) >= 0.3f));
+
+  const std::vector<float> dy = random_vec(a.y.size(), 21);
+  a.backward(dy);
+  for (int64_t i = 0; i < n; ++i) {
+    const float want = y2[i] != 0.f ? dy[i] / 0.7f : 0.f;
+    if (a.dx[0][i] != Approx(want).epsilon(1e-6)) FAIL("dropout gradient at " << i);
+  }
+  CHECK(a.forward(false) == a.x[0]);  // inference: identity
+}
