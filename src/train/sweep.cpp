@@ -5,7 +5,6 @@
 #include <thread>
 
 #include "backend/backend.h"
-#include "comm/transport.h"
 #include "core/error.h"
 #include "train/environment.h"
 #include "train/trainer.h"
@@ -62,17 +61,18 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
   RunResult result;
   result.config = cfg;
   const std::vector<int> counts = resolve_device_counts(cfg, launch);
-  const std::vector<TransportEntry> transports = parse_transports(cfg.transports, cfg.device);
+  struct Entry {
+    std::string name;
+  };
+  const std::vector<Entry> transports = {{"default"}};
   int index = 0;
-  for (const TransportEntry& t : transports) {
-    TransportEnvGuard guard(t);  // sets NCCL_* for this entry before any communicator exists, restores after
+  for (const Entry& t : transports) {
     for (int n : counts) {
       const int local = launch.launcher == "none" ? n : 1;
       TrainRequest req;
       req.local_replicas = local;
       req.transport = t.name;
-      req.transport_env = guard.applied();
-      req.job_key = "sweep" + std::to_string(index++);
+            req.job_key = "sweep" + std::to_string(index++);
       req.trace = !cfg.trace_path.empty() && n == counts.back() && &t == &transports.back();
       req.progress = hooks.progress;
       req.devices_out = result.env.devices.empty() ? &result.env.devices : nullptr;
