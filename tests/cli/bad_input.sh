@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Bad input: one-line error naming the option, exit status 2, no result file.
+source "$(dirname "$0")/lib.bash"
+out="$TMP/never.json"
+base=(--device cpu --steps 1 --warmup 0 --json "$out")
+
+expect_usage_error "unknown model 'resnet9000'.*resnet50" "$MGBENCH" "${base[@]}" --model resnet9000
+expect_usage_error "batch-size" "$MGBENCH" "${base[@]}" --model tiny --batch-size -3
+expect_usage_error "batch-size" "$MGBENCH" "${base[@]}" --model tiny --batch-size 10000000
+expect_usage_error "steps" "$MGBENCH" "${base[@]}" --model tiny --steps -1
+expect_usage_error "image-size .*too small" "$MGBENCH" "${base[@]}" --model resnet50 --image-size 8
+expect_usage_error "precision fp16" "$MGBENCH" "${base[@]}" --model tiny --precision fp16
+expect_usage_error "precision" "$MGBENCH" "${base[@]}" --model tiny --precision fp8
+expect_usage_error "devices 64" "$MGBENCH" "${base[@]}" --model tiny --devices 64
+expect_usage_error "listed twice" "$MGBENCH" "${base[@]}" --model tiny --devices 1,1
+expect_usage_error "cannot be split" "$MGBENCH" "${base[@]}" --model tiny --devices 2 --batch-size 3 --scaling strong
+expect_usage_error "device cuda" "$MGBENCH" --device cuda --model tiny --json "$out"
+expect_usage_error "json" "$MGBENCH" "${base[@]}" --model tiny --json /nonexistent-dir/r.json
+echo '{"model": "tiny", "batch-size": ' > "$TMP/bad.json"
+expect_usage_error "config" "$MGBENCH" --config "$TMP/bad.json"
+echo '{"model": "tiny", "no-such-option": 3}' > "$TMP/extra.json"
+expect_usage_error "no-such-option" "$MGBENCH" --config "$TMP/extra.json"
+expect_usage_error "" "$MGBENCH" --no-such-flag
+[[ ! -e "$out" ]] || fail "a result file was written by a failed run"
+echo "ok"

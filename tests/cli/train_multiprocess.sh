@@ -1,0 +1,34 @@
+#!/usr/bin/env bash
+# One process per device: under mpirun, and under torchrun-style RANK/WORLD_SIZE/MASTER_ADDR variables.
+# Only rank 0 prints and writes, and its result covers both ranks.
+source "$(dirname "$0")/lib.bash"
+export OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 OMPI_MCA_btl=self,tcp OMPI_MCA_btl_tcp_if_include=lo \
+  OMPI_MCA_oob_tcp_if_include=lo OMPI_MCA_rmaps_base_oversubscribe=1
+args=(--device cpu --model tiny --num-classes 10 --batch-size 8 --steps 4 --warmup 1 --threads 1 --no-progress)
+
+if command -v mpirun >/dev/null; then
+  expect_status 0 timeout 300 mpirun --oversubscribe -np 2 "$MGBENCH" "${args[@]}" --json "$TMP/mpi.json"
+  [[ $(json_get "$TMP/mpi.json" "d['runs'][0]['devices']") == 2 ]] || fail "mpirun: result must cover 2 ranks"
+  [[ $(json_get "$TMP/mpi.json" "d['environment']['launcher']") == mpi ]] || fail "mpirun: launcher"
+  json_get "$TMP/mpi.json" "d['runs'][0]['replicas_identical']" | grep -q True || fail "mpirun: ranks diverged"
+  [[ $(grep -c "images/s" "$TMP/out") -eq 1 ]] || fail "mpirun: only rank 0 prints the table"
+else
+  echo "mpirun not installed: MPI part skipped"
+fi
+
+port=$((29500 + RANDOM % 2000))
+for r in 0 1; do
+  RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
+    timeout 300 "$MGBENCH" "${args[@]}" --json "$TMP/env$r.json" >"$TMP/env$r.out" 2>&1 &
+  pids[$r]=$!
+done
+wait "${pids[0]}" || { cat "$TMP/env0.out"; fail "env launch: rank 0 failed"; }
+wait "${pids[1]}" || { cat "$TMP/env1.out"; fail "env launch: rank 1 failed"; }
+[[ -f "$TMP/env0.json" && ! -e "$TMP/env1.json" ]] || fail "env launch: only rank 0 writes the result"
+[[ $(json_get "$TMP/env0.json" "d['runs'][0]['devices']") == 2 ]] || fail "env launch: result must cover 2 ranks"
+[[ $(json_get "$TMP/env0.json" "d['environment']['launcher']") == env ]] || fail "env launch: launcher"
+
+# World-size mismatch between launcher and options.
+RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port expect_usage_error "world size" \
+  "$MGBENCH" "${args[@]}" --gpus 4
+echo "ok"
