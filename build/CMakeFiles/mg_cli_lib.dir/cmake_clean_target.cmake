@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libmg_cli_lib.a"
-)

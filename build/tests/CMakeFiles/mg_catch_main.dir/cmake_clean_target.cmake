@@ -1,3 +1,0 @@
-file(REMOVE_RECURSE
-  "libmg_catch_main.a"
-)
