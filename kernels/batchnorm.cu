@@ -1,0 +1,200 @@
+// Per-channel reductions over NHWC rows and training-mode batch normalization built on them. Statistics are
+// accumulated in fp32 per thread over a bounded number of rows and combined in double, so they stay accurate
+// for the millions of rows an ImageNet batch has, and running statistics follow torch.nn.BatchNorm2d.
+#include <cmath>
+
+#include "kernels/dtype.cuh"
+#include "kernels/kernels.cuh"
+
+namespace mg::kernels {
+namespace {
+
+constexpr int kCols = 32;        // channels per block (one warp reads 32 consecutive channels of a row)
+constexpr int kRows = 8;         // row lanes per block
+constexpr int kRowsPerLane = 64; // rows one thread sums in fp32 before the double combine
+
+template <typename T>
+__global__ void channel_sums_k(const T* a, const T* b, const float* center, int64_t rows, int64_t channels,
+                               double* sums) {
+  __shared__ float s1[kRows][kCols];
+  __shared__ float s2[kRows][kCols];
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * kCols + threadIdx.x;
+  float acc1 = 0, acc2 = 0;
+  if (c < channels) {
+    const float mu = (b && center) ? center[c] : 0.0f;
+    for (int64_t r = static_cast<int64_t>(blockIdx.y) * kRows + threadIdx.y; r < rows;
+         r += static_cast<int64_t>(gridDim.y) * kRows) {
+      const float av = to_f32(a[r * channels + c]);
+      acc1 += av;
+      if (b) acc2 += av * (to_f32(b[r * channels + c]) - mu);
+    }
+  }
+  s1[threadIdx.y][threadIdx.x] = acc1;
+  s2[threadIdx.y][threadIdx.x] = acc2;
+  __syncthreads();
+  if (threadIdx.y == 0 && c < channels) {
+    double t1 = 0, t2 = 0;
+    for (int i = 0; i < kRows; ++i) {
+      t1 += s1[i][threadIdx.x];
+      t2 += s2[i][threadIdx.x];
+    }
+    atomicAdd(&sums[c], t1);
+    if (b) atomicAdd(&sums[channels + c], t2);
+  }
+}
+
+__global__ void sums_to_grad_k(float* dst, const double* sums, int64_t channels, bool accumulate) {
+  const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (c < channels) dst[c] = static_cast<float>(accumulate ? dst[c] + sums[c] : sums[c]);
+}
+
+template <typename T>
+__global__ void add_bias_k(T* out, const T* in, const float* bias, int64_t n, int64_t channels) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+    out[i] = from_f32<T>(to_f32(in[i]) + bias[i % channels]);
+}
+
+__global__ void bn_stats_k(const double* sums, int64_t rows, int64_t channels, const float* gamma,
+                           const float* beta, float eps, float momentum, float* rmean, float* rvar, float* smean,
+                           float* sinvstd, float* coef) {
+  const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (c >= channels) return;
+  const double m = static_cast<double>(rows);
+  const double mean = sums[c] / m;
+  const double var = fmax(sums[channels + c] / m - mean * mean, 0.0);
+  const double invstd = 1.0 / sqrt(var + static_cast<double>(eps));
+  const double unbiased = rows > 1 ? var * m / (m - 1.0) : var;
+  rmean[c] = static_cast<float>((1.0 - momentum) * rmean[c] + momentum * mean);
+  rvar[c] = static_cast<float>((1.0 - momentum) * rvar[c] + momentum * unbiased);
+  smean[c] = static_cast<float>(mean);
+  sinvstd[c] = static_cast<float>(invstd);
+  const double sc = gamma[c] * invstd;
+  coef[c] = static_cast<float>(sc);
+  coef[channels + c] = static_cast<float>(beta[c] - mean * sc);
+}
+
+__global__ void bn_infer_coef_k(const float* rmean, const float* rvar, const float* gamma, const float* beta,
+                                float eps, int64_t channels, float* coef) {
+  const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (c >= channels) return;
+  const double sc = gamma[c] / sqrt(static_cast<double>(rvar[c]) + eps);
+  coef[c] = static_cast<float>(sc);
+  coef[channels + c] = static_cast<float>(beta[c] - rmean[c] * sc);
+}
+
+template <typename T>
+__global__ void bn_apply_k(const T* x, T* y, const float* coef, int64_t n, int64_t channels) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = i % channels;
+    y[i] = from_f32<T>(to_f32(x[i]) * coef[c] + coef[channels + c]);
+  }
+}
+
+__global__ void bn_bwd_finalize_k(const double* sums, int64_t rows, int64_t channels, const float* gamma,
+                                  const float* invstd, float* dgamma, float* dbeta, bool accumulate, float* coef) {
+  const int64_t c = blockIdx.x * int64_t(blockDim.x) + threadIdx.x;
+  if (c >= channels) return;
+  const double sdy = sums[c], sdyx = sums[channels + c], is = invstd[c], m = static_cast<double>(rows);
+  const float dg = static_cast<float>(sdyx * is), db = static_cast<float>(sdy);
+  dgamma[c] = accumulate ? dgamma[c] + dg : dg;
+  dbeta[c] = accumulate ? dbeta[c] + db : db;
+  coef[c] = static_cast<float>(gamma[c] * is);
+  coef[channels + c] = static_cast<float>(sdy / m);
+  coef[2 * channels + c] = static_cast<float>(is * is * sdyx / m);
+}
+
+template <typename T>
+__global__ void bn_bwd_apply_k(const T* x, const T* dy, T* dx, const float* mean, const float* coef, int64_t n,
+                               int64_t channels) {
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+    const int64_t c = i % channels;
+    const float xm = to_f32(x[i]) - mean[c];
+    dx[i] = from_f32<T>(coef[c] * (to_f32(dy[i]) - coef[channels + c] - xm * coef[2 * channels + c]));
+  }
+}
+
+unsigned channel_blocks(int64_t channels) { return static_cast<unsigned>((channels + 255) / 256); }
+
+}  // namespace
+
+void channel_sums(const void* a, const void* b, const float* center, DType dt, int64_t rows, int64_t channels,
+                  double* sums, cudaStream_t s) {
+  MG_CHECK_CUDA(cudaMemsetAsync(sums, 0, 2 * static_cast<size_t>(channels) * sizeof(double), s));
+  if (rows <= 0 || channels <= 0) return;
+  const int64_t col_blocks = (channels + kCols - 1) / kCols;
+  int64_t row_blocks = (rows + kRows * kRowsPerLane - 1) / (kRows * kRowsPerLane);
+  if (row_blocks > 65535) row_blocks = 65535;
+  MG_ENSURE(col_blocks <= 0x7fffffff, "channel_sums: too many channels");
+  const dim3 grid(static_cast<unsigned>(col_blocks), static_cast<unsigned>(row_blocks));
+  const dim3 block(kCols, kRows);
+  dispatch_float(dt, [&](auto t) {
+    using T = decltype(t);
+    channel_sums_k<T><<<grid, block, 0, s>>>(static_cast<const T*>(a), static_cast<const T*>(b), center, rows,
+                                             channels, sums);
+  });
+  MG_CHECK_LAUNCH();
+}
+
+void sums_to_grad(float* dst, const double* sums, int64_t channels, bool accumulate, cudaStream_t s) {
+  sums_to_grad_k<<<channel_blocks(channels), 256, 0, s>>>(dst, sums, channels, accumulate);
+  MG_CHECK_LAUNCH();
+}
+
+void add_channel_bias(void* out, const void* in, const float* bias, DType dt, int64_t rows, int64_t channels,
+                      cudaStream_t s) {
+  const int64_t n = rows * channels;
+  if (n <= 0) return;
+  dispatch_float(dt, [&](auto t) {
+    using T = decltype(t);
+    add_bias_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<T*>(out), static_cast<const T*>(in), bias, n, channels);
+  });
+  MG_CHECK_LAUNCH();
+}
+
+void bn_finalize_stats(const double* sums, int64_t rows, int64_t channels, const float* gamma, const float* beta,
+                       float eps, float momentum, float* running_mean, float* running_var, float* save_mean,
+                       float* save_invstd, float* coef, cudaStream_t s) {
+  bn_stats_k<<<channel_blocks(channels), 256, 0, s>>>(sums, rows, channels, gamma, beta, eps, momentum,
+                                                      running_mean, running_var, save_mean, save_invstd, coef);
+  MG_CHECK_LAUNCH();
+}
+
+void bn_inference_coef(const float* running_mean, const float* running_var, const float* gamma,
+                       const float* beta, float eps, int64_t channels, float* coef, cudaStream_t s) {
+  bn_infer_coef_k<<<channel_blocks(channels), 256, 0, s>>>(running_mean, running_var, gamma, beta, eps, channels,
+                                                           coef);
+  MG_CHECK_LAUNCH();
+}
+
+void bn_apply(const void* x, void* y, const float* coef, DType dt, int64_t rows, int64_t channels,
+              cudaStream_t s) {
+  const int64_t n = rows * channels;
+  if (n <= 0) return;
+  dispatch_float(dt, [&](auto t) {
+    using T = decltype(t);
+    bn_apply_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), coef, n, channels);
+  });
+  MG_CHECK_LAUNCH();
+}
+
+void bn_backward_finalize(const double* sums, int64_t rows, int64_t channels, const float* gamma,
+                          const float* save_invstd, float* dgamma, float* dbeta, bool accumulate, float* coef,
+                          cudaStream_t s) {
+  bn_bwd_finalize_k<<<channel_blocks(channels), 256, 0, s>>>(sums, rows, channels, gamma, save_invstd, dgamma,
+                                                             dbeta, accumulate, coef);
+  MG_CHECK_LAUNCH();
+}
+
+void bn_backward_apply(const void* x, const void* dy, void* dx, const float* mean, const float* coef, DType dt,
+                       int64_t rows, int64_t channels, cudaStream_t s) {
+  const int64_t n = rows * channels;
+  if (n <= 0) return;
+  dispatch_float(dt, [&](auto t) {
+    using T = decltype(t);
+    bn_bwd_apply_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(dy),
+                                                   static_cast<T*>(dx), mean, coef, n, channels);
+  });
+  MG_CHECK_LAUNCH();
+}
+
+}  // namespace mg::kernels

@@ -1,0 +1,47 @@
+// Device-side element access shared by the kernels: every kernel computes in fp32 and converts at the load
+// and store, with round-to-nearest-even like the host conversions in core/half.h.
+#pragma once
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+#include <cuda_runtime.h>
+
+#include <cstdint>
+
+#include "backend/cuda/cuda_check.h"
+#include "core/dtype.h"
+#include "core/error.h"
+
+namespace mg::kernels {
+
+__device__ __forceinline__ float to_f32(float v) { return v; }
+__device__ __forceinline__ float to_f32(__half v) { return __half2float(v); }
+__device__ __forceinline__ float to_f32(__nv_bfloat16 v) { return __bfloat162float(v); }
+
+template <typename T>
+__device__ __forceinline__ T from_f32(float v);
+template <>
+__device__ __forceinline__ float from_f32<float>(float v) { return v; }
+template <>
+__device__ __forceinline__ __half from_f32<__half>(float v) { return __float2half_rn(v); }
+template <>
+__device__ __forceinline__ __nv_bfloat16 from_f32<__nv_bfloat16>(float v) { return __float2bfloat16_rn(v); }
+
+// Grid for a grid-stride loop over n elements: enough blocks to fill the device, no more.
+inline unsigned grid_for(int64_t n, int threads = 256) {
+  const int64_t blocks = (n + threads - 1) / threads;
+  return static_cast<unsigned>(blocks < 1 ? 1 : (blocks > 65535 * 8 ? 65535 * 8 : blocks));
+}
+
+// Calls f.template operator()<T>() with T the device type of dt (floating types only).
+template <typename F>
+void dispatch_float(DType dt, F&& f) {
+  switch (dt) {
+    case DType::F32: f(float{}); return;
+    case DType::F16: f(__half{}); return;
+    case DType::BF16: f(__nv_bfloat16{}); return;
+    case DType::I32: break;
+  }
+  throw Error(std::string("CUDA kernel: unsupported element type ") + dtype_name(dt));
+}
+
+}  // namespace mg::kernels

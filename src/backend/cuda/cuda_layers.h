@@ -1,0 +1,79 @@
+// What every CUDA layer shares: shape/dtype checks, parameter binding, and device buffers owned by a layer.
+// One file per layer family (cuda_layers_conv.cpp, _linear, _norm, _pool, _misc); the factory is
+// create_cuda_layer in cuda_layers.cpp.
+#pragma once
+#include <memory>
+#include <string>
+#include <vector>
+
+#include "backend/cuda/cuda_backend.h"
+#include "backend/cuda/cuda_check.h"
+#include "core/error.h"
+
+namespace mg::cuda {
+
+// Device memory owned by a layer, returned to the backend's counted allocator when the layer goes.
+class Buffer {
+ public:
+  Buffer() = default;
+  Buffer(CudaBackend& be, size_t bytes);
+  ~Buffer();
+  Buffer(Buffer&& o) noexcept;
+  Buffer& operator=(Buffer&& o) noexcept;
+  Buffer(const Buffer&) = delete;
+  Buffer& operator=(const Buffer&) = delete;
+  void* get() const { return p_; }
+  template <typename T>
+  T* as() const { return static_cast<T*>(p_); }
+
+ private:
+  CudaBackend* be_ = nullptr;
+  void* p_ = nullptr;
+};
+
+class CudaLayer : public LayerOp {
+ public:
+  CudaLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes, const LayerOptions& opt);
+  Shape output_shape() const override { return out_shape_; }
+  std::vector<ParamShape> params() const override { return param_shapes_; }
+  void bind(const std::vector<float*>& params, const std::vector<float*>& grads) override;
+
+ protected:
+  void check_io(const std::vector<Tensor>& in, const Tensor& out) const;
+  void check_bound() const;
+  cudaStream_t stream() const { return be_.compute(); }
+  std::string where() const { return "layer " + desc_.name + ": "; }
+
+  CudaBackend& be_;
+  LayerDesc desc_;
+  std::vector<Shape> in_shapes_;
+  Shape out_shape_;
+  DType dt_;
+  LayerOptions opt_;
+  std::vector<ParamShape> param_shapes_;
+  std::vector<float*> params_, grads_;
+};
+
+std::unique_ptr<LayerOp> make_conv(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_linear(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                     const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_batchnorm(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                        const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_pool(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_relu(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_add(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                  const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_concat(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                     const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_flatten(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                      const LayerOptions& opt);
+std::unique_ptr<LayerOp> make_dropout(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                      const LayerOptions& opt);
+
+// torch's pooling output size (ceil mode drops a last window that would start in the right padding).
+int64_t pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool ceil_mode);
+
+}  // namespace mg::cuda

@@ -1,0 +1,291 @@
+// 2-D convolution through cuDNN's convolution API on NHWC tensors, filters in the canonical {O, KH, KW, I/g}
+// layout (cuDNN's NHWC "KRSC" filter format, so the fp32 master weights need no reordering).
+//
+// Algorithms are chosen once, at construction, with cudnnFind*AlgorithmEx (each candidate is run and timed,
+// like torch.backends.cudnn.benchmark) on scratch tensors, within a workspace limit; identical problems share
+// the result through the backend's cache, and the chosen algorithms' workspace is reserved then, so nothing in
+// a timed step allocates or searches.
+//
+// Math: fp32 -> CUDNN_FMA_MATH (cuDNN's default would silently allow TF32); tf32 -> CUDNN_DEFAULT_MATH with
+// fp32 tensors; fp16/bf16 -> tensor-op math with half tensors and fp32 accumulation. For half precision the
+// fp32 master weight is cast into a half copy each forward and the half weight gradient is accumulated into
+// the fp32 gradient.
+#include <algorithm>
+#include <cstdio>
+
+#include "backend/cuda/cuda_layers.h"
+#include "kernels/kernels.cuh"
+
+namespace mg::cuda {
+
+namespace {
+
+// Device memory for the algorithm search only: not counted by the backend, freed when the search ends.
+class SearchMem {
+ public:
+  explicit SearchMem(size_t bytes) {
+    if (bytes) MG_CHECK_CUDA(cudaMalloc(&p_, bytes));
+  }
+  ~SearchMem() {
+    if (p_) cudaFree(p_);
+  }
+  SearchMem(const SearchMem&) = delete;
+  SearchMem& operator=(const SearchMem&) = delete;
+  void* get() const { return p_; }
+
+ private:
+  void* p_ = nullptr;
+};
+
+// Owned by a member so they are released even when the constructor throws (no algorithm, bad shape).
+struct Descriptors {
+  cudnnTensorDescriptor_t x = nullptr, y = nullptr;
+  cudnnFilterDescriptor_t w = nullptr;
+  cudnnConvolutionDescriptor_t conv = nullptr;
+  Descriptors() = default;
+  Descriptors(const Descriptors&) = delete;
+  Descriptors& operator=(const Descriptors&) = delete;
+  ~Descriptors() {
+    if (conv) cudnnDestroyConvolutionDescriptor(conv);
+    if (w) cudnnDestroyFilterDescriptor(w);
+    if (y) cudnnDestroyTensorDescriptor(y);
+    if (x) cudnnDestroyTensorDescriptor(x);
+  }
+};
+
+template <typename Perf>
+const Perf* pick(const Perf* perf, int n, bool fp32_strict) {
+  for (int i = 0; i < n; ++i) {
+    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
+    if (fp32_strict && perf[i].mathType == CUDNN_TENSOR_OP_MATH) continue;
+    return &perf[i];
+  }
+  return nullptr;
+}
+
+class ConvLayer final : public CudaLayer {
+ public:
+  ConvLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt) {
+    const Shape& x = in_shapes_[0];
+    const ConvParams& c = d.conv;
+    if (x.rank() != 4) throw UsageError(where() + "input " + x.str() + " must be {N,C,H,W}");
+    if (c.out_channels <= 0 || c.kh <= 0 || c.kw <= 0 || c.stride_h <= 0 || c.stride_w <= 0 || c.pad_h < 0 ||
+        c.pad_w < 0 || c.groups <= 0) {
+      throw UsageError(where() + "out_channels, kernel, stride and groups must be positive, padding >= 0");
+    }
+    if (x.c() % c.groups != 0 || c.out_channels % c.groups != 0) {
+      throw UsageError(where() + "groups " + std::to_string(c.groups) + " must divide input channels " +
+                       std::to_string(x.c()) + " and output channels " + std::to_string(c.out_channels));
+    }
+    const int64_t oh = (x.h() + 2 * c.pad_h - c.kh) / c.stride_h + 1;
+    const int64_t ow = (x.w() + 2 * c.pad_w - c.kw) / c.stride_w + 1;
+    if (x.h() + 2 * c.pad_h < c.kh || x.w() + 2 * c.pad_w < c.kw || oh < 1 || ow < 1) {
+      throw UsageError(where() + "input " + x.str() + " is too small for the " + std::to_string(c.kh) + "x" +
+                       std::to_string(c.kw) + " kernel");
+    }
+    out_shape_ = Shape{x.n(), c.out_channels, oh, ow};
+    ig_ = x.c() / c.groups;
+    wn_ = c.out_channels * c.kh * c.kw * ig_;
+    param_shapes_.push_back({"weight", Shape{c.out_channels, c.kh, c.kw, ig_}});
+    if (c.bias) {
+      param_shapes_.push_back({"bias", Shape{c.out_channels}});
+      sums_ = Buffer(be, 2 * static_cast<size_t>(c.out_channels) * sizeof(double));
+    }
+    for (int64_t v : {x.n(), x.c(), x.h(), x.w(), c.out_channels, oh, ow}) {
+      if (v > 0x7fffffff) throw UsageError(where() + "dimension too large for cuDNN");
+    }
+
+    const cudnnDataType_t t = cudnn_dtype(dt_);
+    MG_CHECK_CUDNN(cudnnCreateTensorDescriptor(&d_.x));
+    MG_CHECK_CUDNN(cudnnCreateTensorDescriptor(&d_.y));
+    MG_CHECK_CUDNN(cudnnCreateFilterDescriptor(&d_.w));
+    MG_CHECK_CUDNN(cudnnCreateConvolutionDescriptor(&d_.conv));
+    MG_CHECK_CUDNN(cudnnSetTensor4dDescriptor(d_.x, CUDNN_TENSOR_NHWC, t, int(x.n()), int(x.c()), int(x.h()),
+                                              int(x.w())));
+    MG_CHECK_CUDNN(cudnnSetTensor4dDescriptor(d_.y, CUDNN_TENSOR_NHWC, t, int(x.n()), int(c.out_channels),
+                                              int(oh), int(ow)));
+    MG_CHECK_CUDNN(cudnnSetFilter4dDescriptor(d_.w, t, CUDNN_TENSOR_NHWC, int(c.out_channels), int(ig_),
+                                              int(c.kh), int(c.kw)));
+    MG_CHECK_CUDNN(cudnnSetConvolution2dDescriptor(d_.conv, int(c.pad_h), int(c.pad_w), int(c.stride_h),
+                                                   int(c.stride_w), 1, 1, CUDNN_CROSS_CORRELATION,
+                                                   CUDNN_DATA_FLOAT));
+    MG_CHECK_CUDNN(cudnnSetConvolutionGroupCount(d_.conv, int(c.groups)));
+    int dn = 0, dc = 0, dh = 0, dw = 0;
+    MG_CHECK_CUDNN(cudnnGetConvolution2dForwardOutputDim(d_.conv, d_.x, d_.w, &dn, &dc, &dh, &dw));
+    MG_ENSURE(dn == x.n() && dc == c.out_channels && dh == oh && dw == ow,
+              where() + "cuDNN output shape differs from the layer's");
+
+    if (dt_ != DType::F32) {
+      w_low_ = Buffer(be, static_cast<size_t>(wn_) * dtype_size(dt_));
+      dw_low_ = Buffer(be, static_cast<size_t>(wn_) * dtype_size(dt_));
+    }
+    choose_algorithms();
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    check_bound();
+    if (dt_ != DType::F32) kernels::cast(w_low_.get(), dt_, params_[0], DType::F32, wn_, stream());
+    const float one = 1.0f, zero = 0.0f;
+    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, algos_.fwd_math));
+    MG_CHECK_CUDNN(cudnnConvolutionForward(be_.cudnn(), &one, d_.x, in[0].data, d_.w, weight(), d_.conv,
+                                           algos_.fwd, be_.workspace(), be_.workspace_bytes(), &zero, d_.y,
+                                           out.data));
+    if (desc_.conv.bias) {
+      kernels::add_channel_bias(out.data, out.data, params_[1], dt_, out_shape_.numel() / out_shape_.c(),
+                                out_shape_.c(), stream());
+    }
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool accumulate) override {
+    check_io(in, out);
+    check_bound();
+    const float one = 1.0f, zero = 0.0f, beta_w = accumulate ? 1.0f : 0.0f;
+    if (desc_.conv.bias) {
+      const int64_t oc = out_shape_.c();
+      kernels::channel_sums(dout.data, nullptr, nullptr, dt_, out_shape_.numel() / oc, oc, sums_.as<double>(),
+                            stream());
+      kernels::sums_to_grad(grads_[1], sums_.as<double>(), oc, accumulate, stream());
+    }
+    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, algos_.bwd_filter_math));
+    if (dt_ == DType::F32) {
+      MG_CHECK_CUDNN(cudnnConvolutionBackwardFilter(be_.cudnn(), &one, d_.x, in[0].data, d_.y, dout.data,
+                                                    d_.conv, algos_.bwd_filter, be_.workspace(),
+                                                    be_.workspace_bytes(), &beta_w, d_.w, grads_[0]));
+    } else {
+      MG_CHECK_CUDNN(cudnnConvolutionBackwardFilter(be_.cudnn(), &one, d_.x, in[0].data, d_.y, dout.data,
+                                                    d_.conv, algos_.bwd_filter, be_.workspace(),
+                                                    be_.workspace_bytes(), &zero, d_.w, dw_low_.get()));
+      kernels::accumulate_to_f32(grads_[0], dw_low_.get(), dt_, wn_, accumulate, stream());
+    }
+    if (din[0].data) {
+      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, algos_.bwd_data_math));
+      MG_CHECK_CUDNN(cudnnConvolutionBackwardData(be_.cudnn(), &one, d_.w, weight(), d_.y, dout.data,
+                                                  d_.conv, algos_.bwd_data, be_.workspace(),
+                                                  be_.workspace_bytes(), &zero, d_.x, din[0].data));
+    }
+  }
+
+ private:
+  const void* weight() const { return dt_ == DType::F32 ? static_cast<const void*>(params_[0]) : w_low_.get(); }
+
+  cudnnMathType_t search_math() const {
+    switch (opt_.precision) {
+      case Precision::FP32: return CUDNN_FMA_MATH;
+      case Precision::TF32: return CUDNN_DEFAULT_MATH;
+      default: return CUDNN_TENSOR_OP_MATH;
+    }
+  }
+
+  std::string problem_key() const {
+    const Shape& x = in_shapes_[0];
+    const ConvParams& c = desc_.conv;
+    char buf[256];
+    std::snprintf(buf, sizeof(buf), "%lld,%lld,%lld,%lld|%lld,%lldx%lld,s%lldx%lld,p%lldx%lld,g%lld|%s",
+                  (long long)x.n(), (long long)x.c(), (long long)x.h(), (long long)x.w(), (long long)c.out_channels,
+                  (long long)c.kh, (long long)c.kw, (long long)c.stride_h, (long long)c.stride_w,
+                  (long long)c.pad_h, (long long)c.pad_w, (long long)c.groups, precision_name(opt_.precision));
+    return buf;
+  }
+
+  void choose_algorithms() {
+    const std::string key = problem_key();
+    auto& cache = be_.conv_algo_cache();
+    auto hit = cache.find(key);
+    if (hit != cache.end()) {
+      algos_ = hit->second;
+      be_.reserve_workspace(algos_.workspace);
+      return;
+    }
+    const size_t es = dtype_size(dt_);
+    SearchMem x(static_cast<size_t>(in_shapes_[0].numel()) * es), y(static_cast<size_t>(out_shape_.numel()) * es),
+        w(static_cast<size_t>(wn_) * es), dw(static_cast<size_t>(wn_) * es);
+    // Zeros, so no candidate is timed on denormals or NaNs from uninitialised memory.
+    MG_CHECK_CUDA(cudaMemsetAsync(x.get(), 0, static_cast<size_t>(in_shapes_[0].numel()) * es, stream()));
+    MG_CHECK_CUDA(cudaMemsetAsync(y.get(), 0, static_cast<size_t>(out_shape_.numel()) * es, stream()));
+    MG_CHECK_CUDA(cudaMemsetAsync(w.get(), 0, static_cast<size_t>(wn_) * es, stream()));
+    // The largest search workspace that can be had, up to the backend's limit.
+    size_t ws_bytes = be_.workspace_limit();
+    std::unique_ptr<SearchMem> ws;
+    while (!ws) {
+      void* probe = nullptr;
+      const cudaError_t e = ws_bytes ? cudaMalloc(&probe, ws_bytes) : cudaSuccess;
+      if (e == cudaSuccess) {
+        if (probe) cudaFree(probe);
+        ws = std::make_unique<SearchMem>(ws_bytes);
+      } else if (e == cudaErrorMemoryAllocation && ws_bytes > (size_t{1} << 20)) {
+        (void)cudaGetLastError();
+        ws_bytes /= 2;
+      } else {
+        MG_CHECK_CUDA(e);
+      }
+    }
+    const bool strict = opt_.precision == Precision::FP32;
+    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, search_math()));
+    CudaBackend::ConvAlgos a{};
+    int n = 0;
+
+    cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    MG_CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(be_.cudnn(), d_.x, x.get(), d_.w, w.get(), d_.conv,
+                                                          d_.y, y.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, fp,
+                                                          ws->get(), ws_bytes));
+    const auto* f = pick(fp, n, strict);
+    if (!f) throw Error(where() + "cuDNN has no forward convolution algorithm for " + key);
+    a.fwd = f->algo;
+    a.fwd_math = strict ? CUDNN_FMA_MATH : f->mathType;
+
+    cudnnConvolutionBwdDataAlgoPerf_t dp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    MG_CHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(
+        be_.cudnn(), d_.w, w.get(), d_.y, y.get(), d_.conv, d_.x, x.get(),
+        CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, dp, ws->get(), ws_bytes));
+    const auto* bd = pick(dp, n, strict);
+    if (!bd) throw Error(where() + "cuDNN has no backward-data convolution algorithm for " + key);
+    a.bwd_data = bd->algo;
+    a.bwd_data_math = strict ? CUDNN_FMA_MATH : bd->mathType;
+
+    cudnnConvolutionBwdFilterAlgoPerf_t wp[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    MG_CHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(
+        be_.cudnn(), d_.x, x.get(), d_.y, y.get(), d_.conv, d_.w, dw.get(),
+        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, wp, ws->get(), ws_bytes));
+    const auto* bf = pick(wp, n, strict);
+    if (!bf) throw Error(where() + "cuDNN has no backward-filter convolution algorithm for " + key);
+    a.bwd_filter = bf->algo;
+    a.bwd_filter_math = strict ? CUDNN_FMA_MATH : bf->mathType;
+
+    // The chosen algorithms' workspace under the math type they will run with.
+    size_t need = 0, s = 0;
+    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.fwd_math));
+    MG_CHECK_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(be_.cudnn(), d_.x, d_.w, d_.conv, d_.y, a.fwd, &s));
+    need = std::max(need, s);
+    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.bwd_data_math));
+    MG_CHECK_CUDNN(cudnnGetConvolutionBackwardDataWorkspaceSize(be_.cudnn(), d_.w, d_.y, d_.conv, d_.x,
+                                                                a.bwd_data, &s));
+    need = std::max(need, s);
+    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.bwd_filter_math));
+    MG_CHECK_CUDNN(cudnnGetConvolutionBackwardFilterWorkspaceSize(be_.cudnn(), d_.x, d_.y, d_.conv, d_.w,
+                                                                  a.bwd_filter, &s));
+    need = std::max(need, s);
+    a.workspace = need;
+    MG_CHECK_CUDA(cudaStreamSynchronize(stream()));  // the search buffers go when this returns
+    cache.emplace(key, a);
+    algos_ = a;
+    ws.reset();
+    be_.reserve_workspace(need);
+  }
+
+  int64_t ig_ = 0, wn_ = 0;
+  Descriptors d_;
+  CudaBackend::ConvAlgos algos_{};
+  Buffer w_low_, dw_low_, sums_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerOp> make_conv(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt) {
+  return std::make_unique<ConvLayer>(be, d, in, opt);
+}
+
+}  // namespace mg::cuda

@@ -1,0 +1,83 @@
+// Fully connected layer through cublasGemmEx. Activations are row-major {N, F}; cuBLAS is column-major, so
+// each row-major product is issued as its transpose (a row-major A is a column-major A^T with the same ld):
+//   Y  = X W^T   ->  Y^T  = W   X^T   (gemm T,N  m=out n=N   k=in)
+//   dX = dY W    ->  dX^T = W^T dY^T  (gemm N,N  m=in  n=N   k=out)
+//   dW = dY^T X  ->  dW^T = X^T dY    (gemm N,T  m=in  n=out k=N), written straight into the fp32 gradient.
+// fp16/bf16: the fp32 master weight is cast to a half copy each forward; accumulation is always fp32.
+#include "backend/cuda/cuda_layers.h"
+#include "kernels/kernels.cuh"
+
+namespace mg::cuda {
+
+namespace {
+
+class LinearLayer final : public CudaLayer {
+ public:
+  LinearLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt) {
+    const Shape& x = in_shapes_[0];
+    n_ = x.n();
+    f_ = x.numel() / n_;
+    o_ = d.linear.out_features;
+    if (o_ <= 0) throw UsageError(where() + "out_features must be positive");
+    if (n_ > 0x7fffffff || f_ > 0x7fffffff || o_ > 0x7fffffff) throw UsageError(where() + "too large for cuBLAS");
+    out_shape_ = Shape{n_, o_};
+    param_shapes_.push_back({"weight", Shape{o_, f_}});
+    if (d.linear.bias) {
+      param_shapes_.push_back({"bias", Shape{o_}});
+      sums_ = Buffer(be, 2 * static_cast<size_t>(o_) * sizeof(double));
+    }
+    if (dt_ != DType::F32) w_low_ = Buffer(be, static_cast<size_t>(o_ * f_) * dtype_size(dt_));
+    compute_ = opt.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    check_bound();
+    const void* w = weight();
+    if (dt_ != DType::F32) kernels::cast(w_low_.get(), dt_, params_[0], DType::F32, o_ * f_, stream());
+    const float one = 1.0f, zero = 0.0f;
+    const cudaDataType_t t = cuda_dtype(dt_);
+    MG_CHECK_CUBLAS(cublasGemmEx(be_.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, int(o_), int(n_), int(f_), &one, w, t,
+                                 int(f_), in[0].data, t, int(f_), &zero, out.data, t, int(o_), compute_,
+                                 CUBLAS_GEMM_DEFAULT));
+    if (desc_.linear.bias) kernels::add_channel_bias(out.data, out.data, params_[1], dt_, n_, o_, stream());
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool accumulate) override {
+    check_io(in, out);
+    check_bound();
+    const float one = 1.0f, zero = 0.0f, beta_w = accumulate ? 1.0f : 0.0f;
+    const cudaDataType_t t = cuda_dtype(dt_);
+    MG_CHECK_CUBLAS(cublasGemmEx(be_.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, int(f_), int(o_), int(n_), &one,
+                                 in[0].data, t, int(f_), dout.data, t, int(o_), &beta_w, grads_[0], CUDA_R_32F,
+                                 int(f_), compute_, CUBLAS_GEMM_DEFAULT));
+    if (desc_.linear.bias) {
+      kernels::channel_sums(dout.data, nullptr, nullptr, dt_, n_, o_, sums_.as<double>(), stream());
+      kernels::sums_to_grad(grads_[1], sums_.as<double>(), o_, accumulate, stream());
+    }
+    if (din[0].data) {
+      MG_CHECK_CUBLAS(cublasGemmEx(be_.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(f_), int(n_), int(o_), &one, weight(),
+                                   t, int(f_), dout.data, t, int(o_), &zero, din[0].data, t, int(f_), compute_,
+                                   CUBLAS_GEMM_DEFAULT));
+    }
+  }
+
+ private:
+  // The weight in the activation dtype: the fp32 master itself, or the copy refreshed by forward().
+  const void* weight() const { return dt_ == DType::F32 ? static_cast<const void*>(params_[0]) : w_low_.get(); }
+
+  int64_t n_ = 0, f_ = 0, o_ = 0;
+  cublasComputeType_t compute_;
+  Buffer w_low_, sums_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerOp> make_linear(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                     const LayerOptions& opt) {
+  return std::make_unique<LinearLayer>(be, d, in, opt);
+}
+
+}  // namespace mg::cuda

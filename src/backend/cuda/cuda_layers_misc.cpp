@@ -1,0 +1,174 @@
+// Parameter-free layers: ReLU, residual add, channel concat, flatten, dropout (kernels in kernels/layers_misc.cu).
+#include "core/counter_rng.h"
+#include "backend/cuda/cuda_layers.h"
+#include "kernels/kernels.cuh"
+
+namespace mg::cuda {
+
+namespace {
+
+void copy_on(cudaStream_t s, void* dst, const void* src, size_t bytes) {
+  if (dst != src && bytes) MG_CHECK_CUDA(cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, s));
+}
+
+class ReluLayer final : public CudaLayer {
+ public:
+  ReluLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt) {
+    out_shape_ = in_shapes_[0];
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    kernels::relu_forward(in[0].data, out.data, dt_, out.numel(), stream());
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    if (din[0].data) kernels::relu_backward(out.data, dout.data, din[0].data, dt_, out.numel(), stream());
+  }
+};
+
+class AddLayer final : public CudaLayer {
+ public:
+  AddLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt) {
+    if (in_shapes_[0] != in_shapes_[1]) {
+      throw UsageError(where() + "residual add of different shapes " + in_shapes_[0].str() + " and " +
+                       in_shapes_[1].str());
+    }
+    out_shape_ = in_shapes_[0];
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    kernels::add2(in[0].data, in[1].data, out.data, dt_, out.numel(), stream());
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    for (const Tensor& d : din) copy_on(stream(), d.data, dout.data, dout.bytes());
+  }
+};
+
+// Channel concat: in NHWC a channel block of every pixel row, so each input is a strided column block.
+class ConcatLayer final : public CudaLayer {
+ public:
+  ConcatLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt) {
+    const Shape& a = in_shapes_[0];
+    int64_t c = 0;
+    for (const Shape& s : in_shapes_) {
+      if (s.rank() != a.rank() || s.n() != a.n() || s.h() != a.h() || s.w() != a.w()) {
+        throw UsageError(where() + "concat inputs " + a.str() + " and " + s.str() + " differ in more than channels");
+      }
+      c += s.c();
+    }
+    std::vector<int64_t> dims = a.dims;
+    dims[1] = c;
+    out_shape_ = Shape(dims);
+    rows_ = a.n() * a.h() * a.w();
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    const int64_t total = out_shape_.c();
+    int64_t off = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const int64_t c = in_shapes_[i].c();
+      kernels::copy_channels(in[i].data, c, 0, out.data, total, off, c, dt_, rows_, stream());
+      off += c;
+    }
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    const int64_t total = out_shape_.c();
+    int64_t off = 0;
+    for (size_t i = 0; i < in.size(); ++i) {
+      const int64_t c = in_shapes_[i].c();
+      if (din[i].data) kernels::copy_channels(dout.data, total, off, din[i].data, c, 0, c, dt_, rows_, stream());
+      off += c;
+    }
+  }
+
+ private:
+  int64_t rows_ = 0;
+};
+
+// NHWC memory is already in {N, H*W*C} order, so flatten is a copy (the next Linear's weights follow it).
+class FlattenLayer final : public CudaLayer {
+ public:
+  FlattenLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt) {
+    const Shape& x = in_shapes_[0];
+    out_shape_ = Shape{x.n(), x.numel() / x.n()};
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    copy_on(stream(), out.data, in[0].data, out.bytes());
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    if (din[0].data) copy_on(stream(), din[0].data, dout.data, dout.bytes());
+  }
+};
+
+// Inverted dropout with the CPU backend's counter-based mask (cpu_layers_misc.cpp), so both draw the same:
+//   stream_c = splitmix64(seed) + c   (c counts this layer's training forwards)
+//   keep(i) = counter_uniform(stream_c, i) >= p;  out = keep ? in / (1 - p) : 0
+// Backward regenerates the latest forward's mask; inference forward is the identity and does not advance c.
+class DropoutLayer final : public CudaLayer {
+ public:
+  DropoutLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt), p_(d.dropout.p), stream0_(splitmix64(opt.seed)) {
+    if (!(p_ >= 0.f && p_ < 1.f)) {
+      throw UsageError("dropout layer " + d.name + ": p must be in [0, 1), got " + std::to_string(p_));
+    }
+    out_shape_ = in_shapes_[0];
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
+    check_io(in, out);
+    if (!training) {
+      copy_on(stream(), out.data, in[0].data, out.bytes());
+      return;
+    }
+    last_stream_ = stream0_ + calls_++;
+    kernels::dropout_forward(in[0].data, out.data, dt_, out.numel(), p_, last_stream_, stream());
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    MG_ENSURE(calls_ > 0, "dropout layer " + desc_.name + ": backward before a training forward");
+    if (din[0].data) kernels::dropout_backward(dout.data, din[0].data, dt_, out.numel(), p_, last_stream_, stream());
+  }
+
+ private:
+  float p_;
+  uint64_t stream0_;
+  uint64_t calls_ = 0;
+  uint64_t last_stream_ = 0;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerOp> make_relu(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                   const LayerOptions& opt) {
+  return std::make_unique<ReluLayer>(be, d, in, opt);
+}
+std::unique_ptr<LayerOp> make_add(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                  const LayerOptions& opt) {
+  return std::make_unique<AddLayer>(be, d, in, opt);
+}
+std::unique_ptr<LayerOp> make_concat(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                     const LayerOptions& opt) {
+  return std::make_unique<ConcatLayer>(be, d, in, opt);
+}
+std::unique_ptr<LayerOp> make_flatten(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                      const LayerOptions& opt) {
+  return std::make_unique<FlattenLayer>(be, d, in, opt);
+}
+std::unique_ptr<LayerOp> make_dropout(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                      const LayerOptions& opt) {
+  return std::make_unique<DropoutLayer>(be, d, in, opt);
+}
+
+}  // namespace mg::cuda

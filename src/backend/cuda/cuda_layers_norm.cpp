@@ -1,0 +1,77 @@
+// Training-mode batch normalization over N*H*W per channel with fp32 statistics (kernels/batchnorm.cu).
+// Same conventions as the CPU backend (cpu_layers_norm.cpp) and torch: biased variance to normalise,
+//   running_mean = (1 - m) * running_mean + m * mean,  running_var = (1 - m) * running_var + m * var * n/(n-1)
+// and inference forward (training=false) with the running statistics (initially 0 and 1).
+#include "backend/cuda/cuda_layers.h"
+#include "kernels/kernels.cuh"
+
+namespace mg::cuda {
+
+namespace {
+
+class BatchNormLayer final : public CudaLayer {
+ public:
+  BatchNormLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt) {
+    const BatchNormParams& p = d.bn;
+    if (!(p.eps > 0) || !(p.momentum >= 0 && p.momentum <= 1)) {
+      throw UsageError("batch-norm layer " + d.name + ": eps must be > 0 and momentum in [0, 1]");
+    }
+    out_shape_ = in_shapes_[0];
+    c_ = out_shape_.c();
+    rows_ = out_shape_.numel() / c_;
+    param_shapes_.push_back({"gamma", Shape{c_}});
+    param_shapes_.push_back({"beta", Shape{c_}});
+    const size_t fc = static_cast<size_t>(c_) * sizeof(float);
+    running_mean_ = Buffer(be, fc);
+    running_var_ = Buffer(be, fc);
+    save_mean_ = Buffer(be, fc);
+    save_invstd_ = Buffer(be, fc);
+    coef_ = Buffer(be, 3 * fc);
+    sums_ = Buffer(be, 2 * static_cast<size_t>(c_) * sizeof(double));
+    kernels::fill(running_mean_.get(), DType::F32, c_, 0.0f, stream());
+    kernels::fill(running_var_.get(), DType::F32, c_, 1.0f, stream());
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
+    check_io(in, out);
+    check_bound();
+    if (training) {
+      kernels::channel_sums(in[0].data, in[0].data, nullptr, dt_, rows_, c_, sums_.as<double>(), stream());
+      kernels::bn_finalize_stats(sums_.as<double>(), rows_, c_, params_[0], params_[1], desc_.bn.eps,
+                                 desc_.bn.momentum, running_mean_.as<float>(), running_var_.as<float>(),
+                                 save_mean_.as<float>(), save_invstd_.as<float>(), coef_.as<float>(), stream());
+    } else {
+      kernels::bn_inference_coef(running_mean_.as<float>(), running_var_.as<float>(), params_[0], params_[1],
+                                 desc_.bn.eps, c_, coef_.as<float>(), stream());
+    }
+    kernels::bn_apply(in[0].data, out.data, coef_.as<float>(), dt_, rows_, c_, stream());
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool accumulate) override {
+    check_io(in, out);
+    check_bound();
+    kernels::channel_sums(dout.data, in[0].data, save_mean_.as<float>(), dt_, rows_, c_, sums_.as<double>(),
+                          stream());
+    kernels::bn_backward_finalize(sums_.as<double>(), rows_, c_, params_[0], save_invstd_.as<float>(), grads_[0],
+                                  grads_[1], accumulate, coef_.as<float>(), stream());
+    if (din[0].data) {
+      kernels::bn_backward_apply(in[0].data, dout.data, din[0].data, save_mean_.as<float>(), coef_.as<float>(), dt_,
+                                 rows_, c_, stream());
+    }
+  }
+
+ private:
+  int64_t c_ = 0, rows_ = 0;
+  Buffer running_mean_, running_var_, save_mean_, save_invstd_, coef_, sums_;
+};
+
+}  // namespace
+
+std::unique_ptr<LayerOp> make_batchnorm(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
+                                        const LayerOptions& opt) {
+  return std::make_unique<BatchNormLayer>(be, d, in, opt);
+}
+
+}  // namespace mg::cuda
