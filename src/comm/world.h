@@ -30,6 +30,8 @@ struct CommOptions {
   double timeout_s = 300;         // a lost peer fails every collective within this
   std::string gloo_iface;         // network interface for Gloo's TCP transport ("" = loopback/hostname)
   std::string job_key = "mgbench";  // distinguishes successive worlds (sweep entries) on one store
+  // Hash of the run's options; processes whose fingerprints differ fail with UsageError before any collective.
+  std::string config_fingerprint;
 };
 
 // Creates one communicator per local backend, all in one world of launch.world_size * backends.size() ranks.

@@ -1,0 +1,324 @@
+#include "comm/comm_bench.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <exception>
+#include <mutex>
+#include <thread>
+
+#include "core/error.h"
+#include "core/half.h"
+
+namespace mg {
+namespace {
+
+constexpr float kSentinel = -1.0f;  // never an expected value: patterns and their sums are >= 0
+
+float load(const void* p, size_t i, DType dt) {
+  switch (dt) {
+    case DType::F32: return static_cast<const float*>(p)[i];
+    case DType::F16: return fp16_to_float(static_cast<const uint16_t*>(p)[i]);
+    case DType::BF16: return bf16_to_float(static_cast<const uint16_t*>(p)[i]);
+    default: break;
+  }
+  throw UsageError(std::string("--dtype ") + dtype_name(dt) + " is not one of: fp32, fp16, bf16");
+}
+
+void store(void* p, size_t i, DType dt, float v) {
+  switch (dt) {
+    case DType::F32: static_cast<float*>(p)[i] = v; return;
+    case DType::F16: static_cast<uint16_t*>(p)[i] = float_to_fp16(v); return;
+    case DType::BF16: static_cast<uint16_t*>(p)[i] = float_to_bf16(v); return;
+    default: break;
+  }
+  throw UsageError(std::string("--dtype ") + dtype_name(dt) + " is not one of: fp32, fp16, bf16");
+}
+
+size_t send_elems(CollectiveOp op, size_t count, int n) {
+  return op == CollectiveOp::ReduceScatter ? count * static_cast<size_t>(n) : count;
+}
+size_t recv_elems(CollectiveOp op, size_t count, int n) {
+  return op == CollectiveOp::AllGather ? count * static_cast<size_t>(n) : count;
+}
+
+// Where send and recv sit for one placement. In place follows NCCL: allgather sends from its own block of
+// recv, reducescatter receives into its own block of send.
+struct Placement {
+  size_t send_off = 0, recv_off = 0;  // elements into the buffer they live in
+  bool shared = false;                // send and recv are one buffer
+};
+
+Placement placement(CollectiveOp op, bool in_place, size_t count, int rank) {
+  Placement p;
+  p.shared = in_place;
+  if (!in_place) return p;
+  if (op == CollectiveOp::AllGather) p.send_off = count * static_cast<size_t>(rank);
+  if (op == CollectiveOp::ReduceScatter) p.recv_off = count * static_cast<size_t>(rank);
+  return p;
+}
+
+}  // namespace
+
+CollectiveOp parse_collective(const std::string& name) {
+  for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
+                          CollectiveOp::Broadcast}) {
+    if (name == collective_name(op)) return op;
+  }
+  throw UsageError("--op '" + name + "' is not one of: allreduce, reducescatter, allgather, broadcast");
+}
+
+DType parse_comm_dtype(const std::string& name) {
+  if (name == "fp32") return DType::F32;
+  if (name == "fp16") return DType::F16;
+  if (name == "bf16") return DType::BF16;
+  throw UsageError("--dtype '" + name + "' is not one of: fp32, fp16, bf16");
+}
+
+size_t parse_size(const std::string& text, const std::string& option) {
+  const std::string bad = option + " '" + text + "' is not a size: use bytes with an optional K, M or G suffix";
+  if (text.empty() || !std::isdigit(static_cast<unsigned char>(text[0]))) throw UsageError(bad);
+  size_t pos = 0;
+  unsigned long long v = 0;
+  try {
+    v = std::stoull(text, &pos);
+  } catch (const std::exception&) {
+    throw UsageError(bad);
+  }
+  const std::string suffix = text.substr(pos);
+  unsigned long long mult = 1;
+  if (suffix == "K" || suffix == "k") {
+    mult = 1ull << 10;
+  } else if (suffix == "M" || suffix == "m") {
+    mult = 1ull << 20;
+  } else if (suffix == "G" || suffix == "g") {
+    mult = 1ull << 30;
+  } else if (!suffix.empty()) {
+    throw UsageError(bad);
+  }
+  if (v > (1ull << 50) / mult) throw UsageError(option + " '" + text + "' is too large");
+  return static_cast<size_t>(v * mult);
+}
+
+std::vector<size_t> size_sweep(size_t min_bytes, size_t max_bytes, double factor) {
+  if (min_bytes == 0 || max_bytes == 0) throw UsageError("-b/-e: sizes must be at least 1 byte");
+  if (max_bytes < min_bytes) {
+    throw UsageError("-b " + std::to_string(min_bytes) + " is larger than -e " + std::to_string(max_bytes) +
+                     ": the size range is reversed");
+  }
+  if (min_bytes < max_bytes && !(factor > 1)) throw UsageError("-f must be greater than 1 when -b < -e");
+  std::vector<size_t> out;
+  for (double s = static_cast<double>(min_bytes); s <= static_cast<double>(max_bytes) * (1 + 1e-12); s *= factor) {
+    out.push_back(static_cast<size_t>(std::llround(s)));
+    if (min_bytes == max_bytes) break;
+  }
+  return out;
+}
+
+double bus_factor(CollectiveOp op, int ranks) {
+  const double n = ranks;
+  switch (op) {
+    case CollectiveOp::AllReduce: return 2 * (n - 1) / n;
+    case CollectiveOp::ReduceScatter:
+    case CollectiveOp::AllGather: return (n - 1) / n;
+    case CollectiveOp::Broadcast: return 1;
+  }
+  return 1;
+}
+
+size_t count_for_bytes(CollectiveOp op, size_t bytes, int ranks, DType dt) {
+  const size_t per = (op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather)
+                         ? dtype_size(dt) * static_cast<size_t>(ranks)
+                         : dtype_size(dt);
+  return std::max<size_t>(1, bytes / per);
+}
+
+size_t bytes_for_count(CollectiveOp op, size_t count, int ranks, DType dt) {
+  return std::max(send_elems(op, count, ranks), recv_elems(op, count, ranks)) * dtype_size(dt);
+}
+
+float pattern_value(int rank, size_t index, int ranks) {
+  // Values below k with ranks*(k-1) <= 256, so every partial sum is an integer bf16 represents exactly.
+  const size_t k = static_cast<size_t>(std::max(2, std::min(8, 256 / std::max(ranks, 1))));
+  return static_cast<float>((index * 7 + static_cast<size_t>(rank) * 3 + 1) % k);
+}
+
+void fill_send(CollectiveOp op, void* host, size_t count, DType dt, int rank, int ranks, int root) {
+  const size_t n = send_elems(op, count, ranks);
+  const size_t base = op == CollectiveOp::AllGather ? count * static_cast<size_t>(rank) : 0;
+  const int who = op == CollectiveOp::Broadcast ? root : rank;
+  for (size_t i = 0; i < n; ++i) store(host, i, dt, pattern_value(who, base + i, ranks));
+}
+
+int64_t count_wrong(CollectiveOp op, const void* host_recv, size_t count, DType dt, int rank, int ranks, int root) {
+  const size_t n = recv_elems(op, count, ranks);
+  int64_t wrong = 0;
+  for (size_t i = 0; i < n; ++i) {
+    float expected = 0;
+    switch (op) {
+      case CollectiveOp::AllReduce:
+        for (int r = 0; r < ranks; ++r) expected += pattern_value(r, i, ranks);
+        break;
+      case CollectiveOp::ReduceScatter:
+        for (int r = 0; r < ranks; ++r) expected += pattern_value(r, count * static_cast<size_t>(rank) + i, ranks);
+        break;
+      case CollectiveOp::AllGather: expected = pattern_value(static_cast<int>(i / count), i, ranks); break;
+      case CollectiveOp::Broadcast: expected = pattern_value(root, i, ranks); break;
+    }
+    if (load(host_recv, i, dt) != expected) ++wrong;
+  }
+  return wrong;
+}
+
+namespace {
+
+// One rank's share of the sweep: its buffers, and the rows it measured (time and wrong for itself only).
+class RankBench {
+ public:
+  RankBench(Communicator& comm, Backend& be, const CommBenchOptions& opt, size_t max_count)
+      : comm_(comm), be_(be), opt_(opt), n_(comm.size()), rank_(comm.rank()) {
+    const size_t elems = std::max(send_elems(opt.op, max_count, n_), recv_elems(opt.op, max_count, n_));
+    bytes_ = elems * dtype_size(opt.dtype);
+    a_ = be.device_alloc(bytes_);
+    b_ = be.device_alloc(bytes_);
+    stats_ = static_cast<float*>(be.device_alloc(2 * sizeof(float)));
+    send_host_.resize(bytes_);
+    recv_host_.resize(bytes_);
+  }
+  ~RankBench() {
+    // Collectives still queued after a failure reference these buffers: drain the stream first.
+    try {
+      be_.synchronize(StreamKind::Comm);
+    } catch (const std::exception&) {
+    }
+    be_.device_free(a_);
+    be_.device_free(b_);
+    be_.device_free(stats_);
+  }
+
+  CommBenchRow measure(size_t count, bool in_place) {
+    const Placement p = placement(opt_.op, in_place, count, rank_);
+    const size_t es = dtype_size(opt_.dtype);
+    char* send = static_cast<char*>(a_) + p.send_off * es;
+    char* recv = static_cast<char*>(p.shared ? a_ : b_) + p.recv_off * es;
+
+    upload(count, in_place);
+    for (int i = 0; i < opt_.warmup; ++i) enqueue(send, recv, count);
+    be_.synchronize(StreamKind::Comm);
+    comm_.barrier();  // all ranks start the timed loop together, so no rank's time includes waiting for a peer
+    auto start = be_.create_event(), end = be_.create_event();
+    be_.record(*start, StreamKind::Comm);
+    for (int i = 0; i < opt_.iters; ++i) enqueue(send, recv, count);
+    be_.record(*end, StreamKind::Comm);
+    be_.synchronize(*end);
+    const double seconds = opt_.iters > 0 ? be_.elapsed_seconds(*start, *end) / opt_.iters : 0.0;
+
+    // The timed loop fed results back as inputs; check one fresh run instead.
+    upload(count, in_place);
+    enqueue(send, recv, count);
+    const size_t rbytes = recv_elems(opt_.op, count, n_) * es;
+    be_.copy_d2h(recv_host_.data(), recv, rbytes, StreamKind::Comm);
+    be_.synchronize(StreamKind::Comm);
+    const int64_t wrong = count_wrong(opt_.op, recv_host_.data(), count, opt_.dtype, rank_, n_, opt_.root);
+
+    // Combine over the world with the communicator under test: mean time, total wrong elements.
+    float local[2] = {static_cast<float>(seconds * 1e6), static_cast<float>(wrong)};
+    be_.copy_h2d(stats_, local, sizeof(local), StreamKind::Comm);
+    comm_.collective(CollectiveOp::AllReduce, stats_, stats_, 2, DType::F32, 0, be_, StreamKind::Comm);
+    float world[2] = {0, 0};
+    be_.copy_d2h(world, stats_, sizeof(world), StreamKind::Comm);
+    be_.synchronize(StreamKind::Comm);
+
+    CommBenchRow row;
+    row.op = collective_name(opt_.op);
+    row.dtype = dtype_name(opt_.dtype);
+    row.count = count;
+    row.bytes = bytes_for_count(opt_.op, count, n_, opt_.dtype);
+    row.in_place = in_place;
+    row.time_us = world[0] / n_;
+    row.algbw_GBps = row.time_us > 0 ? row.bytes / (row.time_us * 1e3) : 0;
+    row.busbw_GBps = row.algbw_GBps * bus_factor(opt_.op, n_);
+    row.wrong = static_cast<int64_t>(std::llround(world[1]));
+    row.transport = opt_.transport;
+    row.devices = n_;
+    return row;
+  }
+
+ private:
+  void enqueue(const void* send, void* recv, size_t count) {
+    comm_.collective(opt_.op, send, recv, count, opt_.dtype, opt_.root, be_, StreamKind::Comm);
+  }
+
+  // Buffer a holds the input (and the output when in place), b the output when out of place; every element
+  // that should be overwritten starts as the sentinel.
+  void upload(size_t count, bool in_place) {
+    const size_t es = dtype_size(opt_.dtype);
+    const size_t total = std::max(send_elems(opt_.op, count, n_), recv_elems(opt_.op, count, n_));
+    for (size_t i = 0; i < total; ++i) {
+      store(send_host_.data(), i, opt_.dtype, kSentinel);
+      store(recv_host_.data(), i, opt_.dtype, kSentinel);
+    }
+    const Placement p = placement(opt_.op, in_place, count, rank_);
+    const bool holds_input = !(in_place && opt_.op == CollectiveOp::Broadcast && rank_ != opt_.root);
+    if (holds_input) fill_send(opt_.op, send_host_.data() + p.send_off * es, count, opt_.dtype, rank_, n_, opt_.root);
+    be_.copy_h2d(a_, send_host_.data(), total * es, StreamKind::Comm);
+    if (!in_place) be_.copy_h2d(b_, recv_host_.data(), total * es, StreamKind::Comm);
+    be_.synchronize(StreamKind::Comm);
+  }
+
+  Communicator& comm_;
+  Backend& be_;
+  const CommBenchOptions& opt_;
+  int n_, rank_;
+  size_t bytes_ = 0;
+  void *a_ = nullptr, *b_ = nullptr;
+  float* stats_ = nullptr;
+  std::vector<char> send_host_, recv_host_;
+};
+
+}  // namespace
+
+std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms,
+                                         const std::vector<Backend*>& backends, const CommBenchOptions& opt) {
+  if (comms.empty() || comms.size() != backends.size()) throw Error("comm bench: one backend per communicator");
+  if (opt.warmup < 0) throw UsageError("--warmup must be >= 0");
+  if (opt.iters < 1) throw UsageError("--iters must be >= 1");
+  const int n = comms[0]->size();
+  if (opt.op == CollectiveOp::Broadcast && (opt.root < 0 || opt.root >= n)) {
+    throw UsageError("--root " + std::to_string(opt.root) + " is outside the world of " + std::to_string(n) + " ranks");
+  }
+  // Sizes map to element counts; two sizes that round to one count would measure the same thing twice.
+  std::vector<size_t> counts;
+  for (size_t bytes : size_sweep(opt.min_bytes, opt.max_bytes, opt.factor)) {
+    const size_t c = count_for_bytes(opt.op, bytes, n, opt.dtype);
+    if (counts.empty() || counts.back() != c) counts.push_back(c);
+  }
+
+  std::vector<CommBenchRow> rows;
+  std::mutex mu;
+  std::exception_ptr first_error;
+  std::vector<std::thread> threads;
+  for (size_t i = 0; i < comms.size(); ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        backends[i]->attach_thread();
+        RankBench bench(*comms[i], *backends[i], opt, counts.back());
+        std::vector<CommBenchRow> mine;
+        for (size_t c : counts) {
+          for (bool in_place : {false, true}) mine.push_back(bench.measure(c, in_place));
+        }
+        if (i == 0) rows = std::move(mine);
+      } catch (...) {
+        std::lock_guard<std::mutex> lk(mu);
+        if (!first_error) first_error = std::current_exception();
+        // The other local ranks may be blocked in a collective with this one: release them now.
+        for (Communicator* c : comms) c->abort();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  if (first_error) std::rethrow_exception(first_error);
+  return rows;
+}
+
+}  // namespace mg

@@ -1,0 +1,70 @@
+// The engine behind `mgbench comm`, in the manner of nccl-tests: sweep message sizes for one collective over
+// the world's communicators, time warm-up-excluded iterations with device events, and check every result
+// against a rank/index pattern whose sums are exact in fp32, fp16 and bf16.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "comm/communicator.h"
+#include "core/dtype.h"
+
+namespace mg {
+
+struct CommBenchOptions {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  size_t min_bytes = 8;
+  size_t max_bytes = 32 << 20;
+  double factor = 2;  // -f: next size = size * factor
+  int warmup = 5;
+  int iters = 20;
+  DType dtype = DType::F32;
+  int root = 0;           // broadcast
+  std::string transport = "auto";  // recorded in each row
+};
+
+// One size, one placement. bytes follows nccl-tests: the whole buffer (for reducescatter/allgather, all ranks'
+// blocks together). time_us is the mean over ranks of the per-iteration time.
+struct CommBenchRow {
+  std::string op;
+  std::string dtype;
+  size_t bytes = 0;
+  size_t count = 0;  // elements per rank, as NCCL's count argument
+  bool in_place = false;
+  double time_us = 0;
+  double algbw_GBps = 0;
+  double busbw_GBps = 0;
+  int64_t wrong = 0;
+  std::string transport;
+  int devices = 0;  // ranks in the world
+};
+
+CollectiveOp parse_collective(const std::string& name);  // UsageError lists the four names
+DType parse_comm_dtype(const std::string& name);         // fp32 | fp16 | bf16
+// "8", "64K", "256M", "1G" (powers of 1024); UsageError naming `option` otherwise.
+size_t parse_size(const std::string& text, const std::string& option);
+// min, min*f, ... up to max; UsageError for a zero or reversed range or f <= 1 when min < max.
+std::vector<size_t> size_sweep(size_t min_bytes, size_t max_bytes, double factor);
+
+// nccl-tests' busbw = algbw * factor: allreduce 2(n-1)/n, reducescatter and allgather (n-1)/n, broadcast 1.
+double bus_factor(CollectiveOp op, int ranks);
+size_t count_for_bytes(CollectiveOp op, size_t bytes, int ranks, DType dt);
+size_t bytes_for_count(CollectiveOp op, size_t count, int ranks, DType dt);
+
+// Host-side pattern and checker, exposed so tests can corrupt a result and see it caught.
+// Value of element `index` of rank `rank`'s input: small integers, so every partial sum is exact.
+float pattern_value(int rank, size_t index, int ranks);
+// Writes rank's send buffer (host memory, dtype dt) for op: count as NCCL's count.
+void fill_send(CollectiveOp op, void* host, size_t count, DType dt, int rank, int ranks, int root);
+// Elements of rank's receive buffer (host copy) that differ from the expected result.
+int64_t count_wrong(CollectiveOp op, const void* host_recv, size_t count, DType dt, int rank, int ranks, int root);
+
+// Runs the sweep: one host thread per local communicator (comms[i] uses backends[i]). Under a launcher each
+// process passes its own communicators; every rank returns the same rows (times and wrong counts are
+// combined over the world with the communicators themselves).
+std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms,
+                                         const std::vector<Backend*>& backends, const CommBenchOptions& opt);
+
+}  // namespace mg

@@ -1,0 +1,160 @@
+#include "comm/gloo_communicator.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include <gloo/allgather.h>
+#include <gloo/allreduce.h>
+#include <gloo/barrier.h>
+#include <gloo/broadcast.h>
+
+#include "comm/reduce_sum.h"
+#include "comm/ring_reduce_scatter.h"
+#include "core/error.h"
+
+namespace mg {
+
+GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::Context> ctx, std::shared_ptr<PeerMonitor> monitor,
+                                   double timeout_s)
+    : ctx_(std::move(ctx)),
+      monitor_(std::move(monitor)),
+      timeout_(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000))),
+      timeout_s_(timeout_s) {}
+
+GlooCommunicator::~GlooCommunicator() { monitor_->left(rank()); }
+
+void GlooCommunicator::collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
+                                  Backend& be, StreamKind s) {
+  if (be.kind() != DeviceKind::Cpu) {
+    throw UsageError("Gloo collectives work on host memory: --device cuda needs NCCL");
+  }
+  if (root < 0 || root >= size()) throw Error("collective root " + std::to_string(root) + " outside the world");
+  reduce_sum_fn(dt);  // reject an unsupported dtype here, on the caller, rather than on the stream
+  be.host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
+}
+
+void GlooCommunicator::run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (aborted_.load()) throw Error("rank " + std::to_string(rank()) + ": communicator was aborted");
+  const uint64_t seq = ++seq_;
+  monitor_->entered(rank(), seq);
+  try {
+    dispatch(op, send, recv, count, dt, root, static_cast<uint32_t>(seq));
+  } catch (const std::exception& e) {
+    fail(op, seq, e);
+  }
+}
+
+namespace {
+
+template <typename T>
+void gloo_allreduce(const std::shared_ptr<gloo::Context>& ctx, const void* send, void* recv, size_t count,
+                    ReduceFn sum, uint32_t tag, std::chrono::milliseconds timeout) {
+  gloo::AllreduceOptions opts(ctx);
+  opts.setAlgorithm(gloo::AllreduceOptions::Algorithm::RING);
+  if (send != recv) opts.setInput(const_cast<T*>(static_cast<const T*>(send)), count);
+  opts.setOutput(static_cast<T*>(recv), count);
+  opts.setReduceFunction(sum);
+  opts.setTag(tag);
+  opts.setTimeout(timeout);
+  MG_CHECK_GLOO(gloo::allreduce(opts));
+}
+
+template <typename T>
+void gloo_allgather(const std::shared_ptr<gloo::Context>& ctx, const void* send, void* recv, size_t count,
+                    uint32_t tag, std::chrono::milliseconds timeout) {
+  T* out = static_cast<T*>(recv);
+  T* mine = out + static_cast<size_t>(ctx->rank) * count;
+  gloo::AllgatherOptions opts(ctx);
+  // In place either as NCCL defines it (send is this rank's block of recv) or as send == recv.
+  if (send == recv) {
+    std::memmove(mine, recv, count * sizeof(T));
+  } else if (send != mine) {
+    opts.setInput(const_cast<T*>(static_cast<const T*>(send)), count);
+  }
+  opts.setOutput(out, count * static_cast<size_t>(ctx->size));
+  opts.setTag(tag);
+  opts.setTimeout(timeout);
+  MG_CHECK_GLOO(gloo::allgather(opts));
+}
+
+template <typename T>
+void gloo_broadcast(const std::shared_ptr<gloo::Context>& ctx, const void* send, void* recv, size_t count, int root,
+                    uint32_t tag, std::chrono::milliseconds timeout) {
+  gloo::BroadcastOptions opts(ctx);
+  if (ctx->rank == root && send != recv) opts.setInput(const_cast<T*>(static_cast<const T*>(send)), count);
+  opts.setOutput(static_cast<T*>(recv), count);
+  opts.setRoot(root);
+  opts.setTag(tag);
+  opts.setTimeout(timeout);
+  MG_CHECK_GLOO(gloo::broadcast(opts));
+}
+
+}  // namespace
+
+void GlooCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
+                                uint32_t tag) {
+  if (count == 0) return;
+  const ReduceFn sum = reduce_sum_fn(dt);
+  const bool wide = dtype_size(dt) == 4;
+  switch (op) {
+    case CollectiveOp::AllReduce:
+      if (size() == 1) {
+        if (send != recv) std::memcpy(recv, send, count * dtype_size(dt));
+        return;
+      }
+      wide ? gloo_allreduce<float>(ctx_, send, recv, count, sum, tag, timeout_)
+           : gloo_allreduce<uint16_t>(ctx_, send, recv, count, sum, tag, timeout_);
+      return;
+    case CollectiveOp::ReduceScatter:
+      MG_CHECK_GLOO(ring_reduce_scatter(*ctx_, send, recv, count, dtype_size(dt), sum, tag, timeout_, scratch_));
+      return;
+    case CollectiveOp::AllGather:
+      wide ? gloo_allgather<float>(ctx_, send, recv, count, tag, timeout_)
+           : gloo_allgather<uint16_t>(ctx_, send, recv, count, tag, timeout_);
+      return;
+    case CollectiveOp::Broadcast:
+      if (size() == 1) {
+        if (send != recv) std::memcpy(recv, send, count * dtype_size(dt));
+        return;
+      }
+      wide ? gloo_broadcast<float>(ctx_, send, recv, count, root, tag, timeout_)
+           : gloo_broadcast<uint16_t>(ctx_, send, recv, count, root, tag, timeout_);
+      return;
+  }
+}
+
+void GlooCommunicator::fail(CollectiveOp op, uint64_t seq, const std::exception& e) {
+  // A dead process closes its sockets a moment before (or after) the store notices; allow it that moment.
+  const std::vector<int> lost = monitor_->lost(rank(), seq, std::min(2.0, timeout_s_));
+  const std::string what = std::string(collective_name(op)) + " #" + std::to_string(seq) + " on rank " +
+                           std::to_string(rank()) + " failed: " + e.what();
+  if (!lost.empty()) throw Error(describe_lost(lost) + ": " + what);
+  throw Error(what);
+}
+
+void GlooCommunicator::barrier() {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (aborted_.load()) throw Error("rank " + std::to_string(rank()) + ": communicator was aborted");
+  const uint64_t seq = ++seq_;
+  monitor_->entered(rank(), seq);
+  try {
+    gloo::BarrierOptions opts(ctx_);
+    opts.setTag(static_cast<uint32_t>(seq));
+    opts.setTimeout(timeout_);
+    MG_CHECK_GLOO(gloo::barrier(opts));
+  } catch (const std::exception& e) {
+    const std::vector<int> lost = monitor_->lost(rank(), seq, std::min(2.0, timeout_s_));
+    const std::string what = "barrier on rank " + std::to_string(rank()) + " failed: " + e.what();
+    throw Error(lost.empty() ? what : describe_lost(lost) + ": " + what);
+  }
+}
+
+void GlooCommunicator::abort() {
+  if (aborted_.exchange(true)) return;
+  monitor_->left(rank());
+  // Closing the pairs makes every peer blocked on us fail now rather than at its timeout.
+  MG_CHECK_GLOO(ctx_->closeConnections());
+}
+
+}  // namespace mg

@@ -1,0 +1,52 @@
+// Communicator over Gloo's TCP transport, for CPU replicas (threads of one process, processes, or hosts).
+// Collectives run as host functions on the backend stream they are enqueued on (the CPU Comm stream is a
+// worker thread), so they are asynchronous to the caller like NCCL's. All-reduce is Gloo's pipelined ring;
+// reduce-scatter is our ring (ring_reduce_scatter.h); allgather and broadcast are Gloo's.
+#pragma once
+#include <atomic>
+#include <chrono>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <vector>
+
+#include <gloo/context.h>
+
+#include "comm/communicator.h"
+#include "comm/peer_monitor.h"
+
+namespace mg {
+
+class GlooCommunicator final : public Communicator {
+ public:
+  // ctx: connected full mesh; its timeout bounds every collective. monitor names lost ranks on failure.
+  GlooCommunicator(std::shared_ptr<gloo::Context> ctx, std::shared_ptr<PeerMonitor> monitor, double timeout_s);
+  // Callers synchronize the stream collectives were enqueued on before destroying the communicator.
+  ~GlooCommunicator() override;
+
+  int rank() const override { return ctx_->rank; }
+  int size() const override { return ctx_->size; }
+  std::string library() const override { return "gloo"; }
+  void collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root, Backend& be,
+                  StreamKind s) override;
+  void barrier() override;
+  void abort() override;
+
+  // Runs one collective on the calling thread: what collective() enqueues.
+  void run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root);
+
+ private:
+  void dispatch(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root, uint32_t tag);
+  [[noreturn]] void fail(CollectiveOp op, uint64_t seq, const std::exception& e);
+
+  std::shared_ptr<gloo::Context> ctx_;
+  std::shared_ptr<PeerMonitor> monitor_;
+  std::chrono::milliseconds timeout_;
+  double timeout_s_;
+  std::mutex mu_;  // one collective at a time: every rank must issue them in the same order anyway
+  uint64_t seq_ = 0;
+  std::vector<uint8_t> scratch_;
+  std::atomic<bool> aborted_{false};
+};
+
+}  // namespace mg

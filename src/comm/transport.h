@@ -1,0 +1,39 @@
+// Transport selection (--transport auto,p2p,shm,net,tcp): which path a communicator's bytes take.
+// NCCL picks its transport at init from environment variables, so each entry is a set of NCCL_* values applied
+// by a ScopedTransport for as long as the communicators are created and used, then restored. Gloo has one
+// transport, TCP, over loopback or --gloo-iface: only "auto" and "tcp" apply to --device cpu.
+#pragma once
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+
+namespace mg {
+
+// Splits and validates a comma list for the device kind; throws UsageError naming the option and the allowed
+// values for an unknown entry, one that cannot apply to the device, an empty entry or a duplicate.
+std::vector<std::string> parse_transports(const std::string& list, DeviceKind kind);
+// The environment an entry sets (empty for "auto" and for Gloo's "tcp").
+std::map<std::string, std::string> transport_env(const std::string& transport, DeviceKind kind);
+
+class ScopedTransport {
+ public:
+  ScopedTransport(const std::string& transport, DeviceKind kind);
+  ~ScopedTransport();  // puts back the previous values (unset where they were unset)
+  ScopedTransport(const ScopedTransport&) = delete;
+  ScopedTransport& operator=(const ScopedTransport&) = delete;
+  const std::string& name() const { return name_; }
+  const std::map<std::string, std::string>& vars() const { return vars_; }
+
+ private:
+  std::string name_;
+  std::map<std::string, std::string> vars_;
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+// NCCL_* variables currently set (what a run records when --transport was not given).
+std::map<std::string, std::string> nccl_environment();
+
+}  // namespace mg

@@ -1,0 +1,183 @@
+// create_communicators(): rendezvous (in-process store, or a TCP store served by process rank 0 whose address
+// comes from MASTER_ADDR or an MPI broadcast), a cross-process configuration check, then one Gloo context per
+// local replica (or NCCL communicators when built with NCCL).
+#include "comm/world.h"
+
+#include <exception>
+#include <map>
+#include <mutex>
+#include <thread>
+
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
+
+#include "comm/gloo_communicator.h"
+#include "comm/gloo_store_adapter.h"
+#include "comm/in_process_store.h"
+#include "comm/mpi_bootstrap.h"
+#include "comm/net_address.h"
+#include "comm/tcp_store.h"
+#include "core/error.h"
+#ifdef MG_HAVE_NCCL
+#include "comm/nccl/nccl_communicator.h"
+#endif
+
+namespace mg {
+namespace {
+
+// One store connection per process for its whole life: a sweep creates a world per device count, and rank 0's
+// server must outlive them all. Keyed by endpoint and rank so tests can play several processes in one.
+struct StoreSession {
+  std::unique_ptr<TcpStoreServer> server;
+  std::shared_ptr<TcpStore> client;
+  std::string host;  // where the store listens: the route towards it picks our Gloo address
+};
+
+std::shared_ptr<StoreSession> store_session(const LaunchInfo& launch, const CommOptions& opt) {
+  static std::mutex mu;
+  static std::map<std::string, std::shared_ptr<StoreSession>> sessions;
+  std::lock_guard<std::mutex> lk(mu);
+
+  std::string host = launch.master_addr;
+  int port = launch.master_port;
+  const std::string key = launch.launcher + "|" + host + "|" + std::to_string(port) + "|" + std::to_string(launch.rank);
+  if (auto it = sessions.find(key); it != sessions.end()) return it->second;
+
+  auto s = std::make_shared<StoreSession>();
+  if (host.empty()) {
+    if (launch.launcher != "mpi") throw UsageError("MASTER_ADDR is not set: it names the host of process rank 0");
+    // mpirun without MASTER_ADDR: rank 0 opens the store on an address its peers can reach and MPI tells them.
+    std::string endpoint;
+    if (launch.rank == 0) {
+      const std::string ip = !opt.gloo_iface.empty() ? interface_ipv4(opt.gloo_iface, "--gloo-iface")
+                             : mpi_single_host()     ? "127.0.0.1"
+                                                     : resolve_ipv4(hostname(), "this host's name");
+      s->server = std::make_unique<TcpStoreServer>(ip, port);
+      endpoint = ip + ":" + std::to_string(s->server->port());
+    }
+    endpoint = mpi_broadcast_from_rank0(endpoint);
+    const size_t colon = endpoint.rfind(':');
+    host = endpoint.substr(0, colon);
+    port = std::stoi(endpoint.substr(colon + 1));
+  } else if (launch.rank == 0) {
+    s->server = std::make_unique<TcpStoreServer>(resolve_ipv4(host, "MASTER_ADDR"), port);
+  }
+  s->client = std::make_shared<TcpStore>(host, port, opt.timeout_s, launch.rank);
+  s->host = host;
+  sessions[key] = s;
+  return s;
+}
+
+// Every process publishes what it believes the world is; any disagreement is a usage error on all of them,
+// before a collective could hang or mis-sum.
+void check_same_configuration(Store& store, const LaunchInfo& launch, int local, const CommOptions& opt) {
+  const std::string mine = "processes=" + std::to_string(launch.world_size) + " replicas-per-process=" +
+                           std::to_string(local) + " library=" + opt.library + " config=" + opt.config_fingerprint;
+  const std::string prefix = opt.job_key + "/config/";
+  store.set(prefix + std::to_string(launch.rank), std::vector<uint8_t>(mine.begin(), mine.end()));
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout_s * 1000));
+  for (int p = 0; p < launch.world_size; ++p) {
+    std::vector<uint8_t> v;
+    try {
+      v = store.get(prefix + std::to_string(p), timeout);
+    } catch (const Error&) {
+      throw Error("rank " + std::to_string(p * local) + " lost: process " + std::to_string(p) +
+                  " did not join the world within " + std::to_string(opt.timeout_s) + " s");
+    }
+    const std::string theirs(v.begin(), v.end());
+    if (theirs != mine) {
+      throw UsageError("processes disagree on the run: process " + std::to_string(launch.rank) + " has '" + mine +
+                       "', process " + std::to_string(p) + " has '" + theirs + "'");
+    }
+  }
+}
+
+std::vector<std::unique_ptr<Communicator>> create_gloo(const LaunchInfo& launch, const std::vector<Backend*>& local,
+                                                       const CommOptions& opt, Store& store,
+                                                       const std::string& route_host,
+                                                       std::function<std::vector<int>()> lost_processes) {
+  for (Backend* be : local) {
+    if (be->kind() != DeviceKind::Cpu) throw UsageError("--comm gloo works on --device cpu; --device cuda uses NCCL");
+  }
+  const int n_local = static_cast<int>(local.size());
+  const int world = launch.world_size * n_local;
+  const int first = launch.rank * n_local;
+  gloo::transport::tcp::attr attr;
+  if (!opt.gloo_iface.empty()) {
+    interface_ipv4(opt.gloo_iface, "--gloo-iface");  // a clear error for a missing interface, before Gloo's
+    attr.iface = opt.gloo_iface;
+  } else if (launch.world_size == 1) {
+    attr.hostname = "127.0.0.1";
+  } else {
+    attr.hostname = local_ipv4_towards(route_host);
+  }
+  auto monitor = std::make_shared<PeerMonitor>(first, n_local, std::move(lost_processes));
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout_s * 1000));
+
+  std::vector<std::unique_ptr<Communicator>> out(local.size());
+  std::vector<std::exception_ptr> errors(local.size());
+  std::vector<std::thread> threads;
+  // connectFullMesh blocks until every rank has published its address, so local ranks join concurrently.
+  for (int i = 0; i < n_local; ++i) {
+    threads.emplace_back([&, i] {
+      try {
+        std::shared_ptr<gloo::transport::Device> dev;
+        MG_CHECK_GLOO(dev = gloo::transport::tcp::CreateDevice(attr));
+        auto ctx = std::make_shared<gloo::rendezvous::Context>(first + i, world);
+        ctx->setTimeout(timeout);
+        GlooStoreAdapter adapter(store, opt.job_key + "/gloo/", timeout);
+        MG_CHECK_GLOO(ctx->connectFullMesh(adapter, dev));
+        out[i] = std::make_unique<GlooCommunicator>(ctx, monitor, opt.timeout_s);
+      } catch (...) {
+        errors[i] = std::current_exception();
+      }
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (auto& e : errors) {
+    if (e) std::rethrow_exception(e);
+  }
+  return out;
+}
+
+}  // namespace
+
+std::vector<std::unique_ptr<Communicator>> create_communicators(const LaunchInfo& launch,
+                                                                const std::vector<Backend*>& local_backends,
+                                                                const CommOptions& opt) {
+  if (local_backends.empty()) throw UsageError("no devices to build a world from");
+  if (opt.library != "gloo" && opt.library != "nccl") {
+    throw UsageError("communication library '" + opt.library + "' is not one of: gloo, nccl");
+  }
+  if (!(opt.timeout_s > 0)) throw UsageError("--comm-timeout must be positive");
+#ifndef MG_HAVE_NCCL
+  if (opt.library == "nccl") throw UsageError("--device cuda needs NCCL: this build has none");
+#endif
+
+  std::shared_ptr<StoreSession> session;
+  InProcessStore in_process;
+  Store* store = &in_process;
+  std::function<std::vector<int>()> lost_processes;
+  if (launch.world_size > 1) {
+    session = store_session(launch, opt);
+    store = session->client.get();
+    std::weak_ptr<TcpStore> client = session->client;
+    lost_processes = [client] {
+      auto c = client.lock();
+      return c ? c->lost_processes() : std::vector<int>{};
+    };
+  }
+  check_same_configuration(*store, launch, static_cast<int>(local_backends.size()), opt);
+
+  if (opt.library == "nccl") {
+#ifdef MG_HAVE_NCCL
+    return create_nccl_communicators(launch.world_size * static_cast<int>(local_backends.size()),
+                                     launch.rank * static_cast<int>(local_backends.size()), local_backends, *store,
+                                     opt.job_key, opt.timeout_s);
+#endif
+  }
+  return create_gloo(launch, local_backends, opt, *store, session ? session->host : std::string("127.0.0.1"),
+                     std::move(lost_processes));
+}
+
+}  // namespace mg
