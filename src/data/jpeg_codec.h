@@ -1,0 +1,49 @@
+// JPEG decode and encode through the TurboJPEG API (libjpeg-turbo's SIMD codec). One codec object per thread:
+// TurboJPEG handles are not thread-safe, and creating one per image would cost more than small decodes.
+#pragma once
+#include <cstddef>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace mg {
+
+// An 8-bit RGB image, interleaved (HWC).
+struct RgbImage {
+  int width = 0;
+  int height = 0;
+  std::vector<uint8_t> pixels;  // height * width * 3
+};
+
+class JpegDecoder {
+ public:
+  JpegDecoder();
+  ~JpegDecoder();
+  JpegDecoder(const JpegDecoder&) = delete;
+  JpegDecoder& operator=(const JpegDecoder&) = delete;
+
+  // Decodes to RGB into out (its buffer is reused between calls). `name` is the file (or record) the bytes
+  // came from and is named in the Error thrown for a corrupt or truncated image. Warnings such as premature
+  // end of data are errors here: a silently grey half-image would train on garbage.
+  void decode(const uint8_t* data, size_t size, const std::string& name, RgbImage& out);
+
+ private:
+  [[noreturn]] void fail(const std::string& name, const std::string& why);
+  void* handle_;
+};
+
+class JpegEncoder {
+ public:
+  JpegEncoder();
+  ~JpegEncoder();
+  JpegEncoder(const JpegEncoder&) = delete;
+  JpegEncoder& operator=(const JpegEncoder&) = delete;
+
+  // quality 1..100; subsample444 keeps full chroma resolution (exact colours in tests).
+  std::vector<uint8_t> encode(const RgbImage& img, int quality, bool subsample444);
+
+ private:
+  void* handle_;
+};
+
+}  // namespace mg

@@ -1,0 +1,222 @@
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <thread>
+
+#include "backend/backend.h"
+#include "core/error.h"
+#include "data/data_source.h"
+#include "data/input_bench.h"
+#include "data/input_pipeline.h"
+#include "data/image_folder.h"
+#include "data_test_util.h"
+
+using namespace mg;
+using namespace std::chrono_literals;
+
+namespace {
+
+DataSpec small_spec(int64_t batch, int64_t size) {
+  DataSpec s;
+  s.batch_size = batch;
+  s.image_size = size;
+  s.num_classes = 10;
+  return s;
+}
+
+// Batch k is filled with the value k and labels k, after an optional delay: order and timing are visible.
+class CountingSource final : public DataSource {
+ public:
+  CountingSource(const DataSpec& s, std::chrono::milliseconds delay, int fail_at = -1)
+      : spec_(s), delay_(delay), fail_at_(fail_at) {}
+  void next(float* images, int32_t* labels) override {
+    std::this_thread::sleep_for(delay_);
+    if (k_ == fail_at_) throw UsageError("injected failure at batch " + std::to_string(k_));
+    std::fill_n(images, spec_.batch_size * spec_.image_size * spec_.image_size * 3, float(k_));
+    std::fill_n(labels, spec_.batch_size, int32_t(k_));
+    ++k_;
+  }
+  int64_t samples_per_epoch() const override { return 0; }
+  int64_t num_classes() const override { return 10; }
+  std::string describe() const override { return "counting"; }
+
+ private:
+  DataSpec spec_;
+  std::chrono::milliseconds delay_;
+  int fail_at_;
+  int k_ = 0;
+};
+
+std::unique_ptr<Backend> cpu() { return make_backend(DeviceKind::Cpu, 0, {}); }
+
+// Reads a device tensor back through the backend, as a trainer would see it.
+template <typename T>
+std::vector<T> to_host(Backend& be, const Tensor& t) {
+  std::vector<T> h(size_t(t.numel()));
+  be.copy_d2h(h.data(), t.data, t.bytes(), StreamKind::Compute);
+  be.synchronize(StreamKind::Compute);
+  return h;
+}
+
+double median(std::vector<double> v) {
+  std::sort(v.begin(), v.end());
+  return v[v.size() / 2];
+}
+
+}  // namespace
+
+TEST_CASE("stager: batches arrive in order, intact, for depth 1-3") {
+  auto be = cpu();
+  for (int depth = 1; depth <= 3; ++depth) {
+    const DataSpec s = small_spec(4, 8);
+    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, depth);
+    for (int k = 0; k < 12; ++k) {
+      DeviceBatch b = in->next();
+      REQUIRE(b.images.shape == Shape({4, 3, 8, 8}));
+      REQUIRE(b.labels.dtype == DType::I32);
+      const auto img = to_host<float>(*be, b.images);
+      const auto lab = to_host<int32_t>(*be, b.labels);
+      REQUIRE(std::all_of(img.begin(), img.end(), [&](float v) { return v == float(k); }));
+      REQUIRE(std::all_of(lab.begin(), lab.end(), [&](int32_t v) { return v == k; }));
+      in->release();
+    }
+  }
+}
+
+TEST_CASE("stager: labels stay attached from JPEG folder to device buffers, across shards") {
+  auto be = cpu();
+  test::TempDir d;
+  test::make_id_folder(d.path(), 3, 4);  // 12 ids, label = id / 4
+  for (int shards = 1; shards <= 2; ++shards) {
+    for (int shard = 0; shard < shards; ++shard) {
+      DataSpec s = small_spec(3, 10);
+      s.path = d.path();
+      s.shard = shard;
+      s.num_shards = shards;
+      auto in = make_stager(*be, make_data_source(s), s, 2);
+      for (int step = 0; step < 6; ++step) {  // crosses epoch boundaries
+        DeviceBatch b = in->next();
+        const auto img = to_host<float>(*be, b.images);
+        const auto lab = to_host<int32_t>(*be, b.labels);
+        for (int i = 0; i < 3; ++i) {
+          const int id = test::id_from_image(img.data() + i * 10 * 10 * 3, 10);
+          REQUIRE(id >= 0);
+          REQUIRE(lab[size_t(i)] == id / 4);
+        }
+        in->release();
+      }
+    }
+  }
+}
+
+TEST_CASE("stager: input wait matches a slow source's delay (30 ms per batch, tolerance -3/+15 ms)") {
+  auto be = cpu();
+  const DataSpec s = small_spec(2, 8);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms), s, 2);
+  std::vector<double> waits;
+  for (int k = 0; k < 10; ++k) {
+    const double w = in->next().input_wait_s;
+    in->release();
+    if (k >= 2) waits.push_back(w);  // after the prefetched start, every batch costs the full delay
+  }
+  const double m = median(waits);
+  CHECK(m > 0.027);
+  CHECK(m < 0.045);
+}
+
+TEST_CASE("stager: depth 2 hides a fast source behind compute (median wait < 2 ms with 20 ms steps)") {
+  auto be = cpu();
+  const DataSpec s = small_spec(2, 8);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 5ms), s, 2);
+  std::vector<double> waits;
+  for (int k = 0; k < 10; ++k) {
+    const double w = in->next().input_wait_s;
+    std::this_thread::sleep_for(20ms);  // simulated compute on the batch
+    in->release();
+    if (k >= 1) waits.push_back(w);
+  }
+  CHECK(median(waits) < 0.002);
+}
+
+TEST_CASE("stager: a partly hidden source waits only for the difference (30 ms source, 20 ms compute)") {
+  auto be = cpu();
+  const DataSpec s = small_spec(2, 8);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms), s, 2);
+  std::vector<double> waits;
+  for (int k = 0; k < 10; ++k) {
+    const double w = in->next().input_wait_s;
+    std::this_thread::sleep_for(20ms);
+    in->release();
+    if (k >= 3) waits.push_back(w);
+  }
+  const double m = median(waits);
+  CHECK(m > 0.007);
+  CHECK(m < 0.020);
+}
+
+TEST_CASE("stager: a source failure surfaces from next() as the original error, after the good batches") {
+  auto be = cpu();
+  const DataSpec s = small_spec(2, 4);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms, 3), s, 2);
+  for (int k = 0; k < 3; ++k) {
+    in->next();
+    in->release();
+  }
+  REQUIRE_THROWS_AS(in->next(), UsageError);
+  REQUIRE_THROWS_WITH(in->next(), Catch::Contains("injected failure at batch 3"));
+  // Destruction after the failure must not hang (the test would time out).
+}
+
+TEST_CASE("stager: destruction while the producer is blocked or mid-batch does not hang") {
+  auto be = cpu();
+  const DataSpec s = small_spec(2, 4);
+  {
+    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 2);  // never consumed
+    std::this_thread::sleep_for(10ms);
+  }
+  {
+    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 50ms), s, 3);
+    in->next();  // keep one outstanding, producer mid-sleep
+  }
+  SUCCEED();
+}
+
+TEST_CASE("stager: misuse is reported, bad depth is a usage error") {
+  auto be = cpu();
+  const DataSpec s = small_spec(2, 4);
+  REQUIRE_THROWS_AS(make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 0), UsageError);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 1);
+  REQUIRE_THROWS_AS(in->release(), Error);
+  in->next();
+  REQUIRE_THROWS_AS(in->next(), Error);  // depth 1: the outstanding batch must be released first
+}
+
+TEST_CASE("device synthetic: one batch generated once, reused, zero wait, labels in range") {
+  auto be = cpu();
+  DataSpec s = small_spec(8, 6);
+  s.num_classes = 7;
+  auto in = make_device_synthetic_input(*be, s);
+  DeviceBatch a = in->next();
+  in->release();
+  DeviceBatch b = in->next();
+  REQUIRE(a.images.data == b.images.data);
+  REQUIRE(b.input_wait_s == 0);
+  const auto img = to_host<float>(*be, a.images);
+  const auto lab = to_host<int32_t>(*be, a.labels);
+  REQUIRE(std::all_of(img.begin(), img.end(), [](float v) { return v >= -2 && v < 2; }));
+  REQUIRE(std::any_of(img.begin(), img.end(), [&](float v) { return v != img[0]; }));
+  REQUIRE(std::all_of(lab.begin(), lab.end(), [](int32_t v) { return v >= 0 && v < 7; }));
+}
+
+TEST_CASE("input-only: counts images and time over the timed steps") {
+  auto be = cpu();
+  const DataSpec s = small_spec(4, 8);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 10ms), s, 2);
+  const InputBenchResult r = run_input_only(*be, *in, 4, 2, 5);
+  REQUIRE(r.images == 20);
+  CHECK(r.seconds > 0.045);  // 5 batches at >= 10 ms each
+  CHECK(r.images_per_s < 4 / 0.009);
+  CHECK(r.input_wait_s > 0.03);
+}
