@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Input-pipeline benchmark: how many images/s the decode + augment + staging path delivers per decode thread,
+# on a generated folder of 224x224 JPEGs (and the same images packed into a .mgrec file). No training runs, so
+# this is the ceiling the input sets on training throughput (`mgbench --input-only`).
+#
+# usage: scripts/bench-input.sh [path/to/mgbench]
+# env:   COUNT=2000 CLASSES=10 SIZE=224 THREADS="1 2" BATCH=64 STEPS=20 DEVICE=cpu WORKDIR=(a temp dir)
+set -euo pipefail
+MGBENCH=${1:-${MGBENCH:-build/mgbench}}
+COUNT=${COUNT:-2000}
+CLASSES=${CLASSES:-10}
+SIZE=${SIZE:-224}
+THREADS=${THREADS:-"1 2"}
+BATCH=${BATCH:-64}
+STEPS=${STEPS:-20}
+DEVICE=${DEVICE:-cpu}
+[ -x "$MGBENCH" ] || { echo "bench-input: no mgbench binary at $MGBENCH (pass its path)" >&2; exit 2; }
+if [ -n "${WORKDIR:-}" ]; then
+  mkdir -p "$WORKDIR"
+  W=$WORKDIR
+else
+  W=$(mktemp -d)
+  trap 'rm -rf "$W"' EXIT
+fi
+
+if [ ! -d "$W/images" ]; then
+  "$MGBENCH" prepare-data --generate-test-images "$W/images" --count "$COUNT" --size "$SIZE" --classes "$CLASSES"
+fi
+[ -f "$W/images.mgrec" ] || "$MGBENCH" prepare-data "$W/images" "$W/images.mgrec"
+echo "host: $(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')"
+echo "data: $COUNT ${SIZE}x${SIZE} JPEGs ($(du -sh "$W/images" | cut -f1)), batch $BATCH, $STEPS timed steps"
+for data in "$W/images" "$W/images.mgrec"; do
+  for t in $THREADS; do
+    echo "== $(basename "$data"), --data-threads $t"
+    "$MGBENCH" --data "$data" --input-only --device "$DEVICE" --data-threads "$t" --batch-size "$BATCH" \
+      --steps "$STEPS"
+  done
+done
