@@ -1,10 +1,13 @@
 #include "train/sweep.h"
 
 #include <algorithm>
+#include <map>
+#include <memory>
 #include <set>
 #include <thread>
 
 #include "backend/backend.h"
+#include "comm/transport.h"
 #include "core/error.h"
 #include "train/environment.h"
 #include "train/trainer.h"
@@ -61,23 +64,28 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
   RunResult result;
   result.config = cfg;
   const std::vector<int> counts = resolve_device_counts(cfg, launch);
-  struct Entry {
-    std::string name;
-  };
-  const std::vector<Entry> transports = {{"default"}};
+  std::string list;
+  for (const auto& t : cfg.transports) list += (list.empty() ? "" : ",") + t;
+  // No --transport: one entry as the environment is (the user's own NCCL_* are respected and recorded).
+  const std::vector<std::string> transports =
+      list.empty() ? std::vector<std::string>{"default"} : parse_transports(list, cfg.device);
   int index = 0;
-  for (const Entry& t : transports) {
+  for (const std::string& name : transports) {
+    std::unique_ptr<ScopedTransport> scoped;  // sets this entry's NCCL_* before any communicator exists
+    if (name != "default") scoped = std::make_unique<ScopedTransport>(name, cfg.device);
+    const std::map<std::string, std::string> env = scoped ? scoped->vars() : nccl_environment();
     for (int n : counts) {
       const int local = launch.launcher == "none" ? n : 1;
       TrainRequest req;
       req.local_replicas = local;
-      req.transport = t.name;
+      req.transport = name;
+      req.transport_env = env;
             req.job_key = "sweep" + std::to_string(index++);
-      req.trace = !cfg.trace_path.empty() && n == counts.back() && &t == &transports.back();
+      req.trace = !cfg.trace_path.empty() && n == counts.back() && &name == &transports.back();
       req.progress = hooks.progress;
       req.devices_out = result.env.devices.empty() ? &result.env.devices : nullptr;
       if (hooks.entry_started) {
-        hooks.entry_started(cfg.model + " x" + std::to_string(n) + (t.name == "default" ? "" : " (" + t.name + ")"));
+        hooks.entry_started(cfg.model + " x" + std::to_string(n) + (name == "default" ? "" : " (" + name + ")"));
       }
       result.runs.push_back(train_replicas(cfg, launch, req));
       if (hooks.entry_finished) hooks.entry_finished();

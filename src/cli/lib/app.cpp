@@ -11,6 +11,7 @@
 #include "cli/lib/json_config.h"
 #include "cli/lib/train_options.h"
 #include "cli/lib/train_run.h"
+#include "comm/mpi_bootstrap.h"
 #include "core/build_info.h"
 #include "core/error.h"
 
@@ -38,6 +39,7 @@ std::string join_argv(int argc, char** argv) {
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+  LaunchGuard launch_guard;  // MPI_Finalize (when MPI was used) after every communicator is gone
   CLI::App app{"mgbench: data-parallel training throughput and scaling across devices (CUDA or CPU)", "mgbench"};
   app.config_formatter(std::make_shared<JsonConfig>());
   app.set_config("--config", "", "preset JSON file (keys are long option names; the command line overrides)");

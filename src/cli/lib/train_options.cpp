@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "backend/backend.h"
+#include "comm/transport.h"
 #include "core/error.h"
 #include "models/registry.h"
 
@@ -186,6 +187,11 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
     if (!gpu) throw UsageError("--gpu-ids applies to --device cuda only");
   }
   c.transports = split_list(o.transports);
+  if (!c.transports.empty()) {
+    std::string list;
+    for (const auto& t : c.transports) list += (list.empty() ? "" : ",") + t;
+    parse_transports(list, c.device);  // reject an unknown or inapplicable transport before any work
+  }
   check_output_path(c.json_path, "--json");
   check_output_path(c.trace_path, "--trace");
   return c;
