@@ -1,0 +1,103 @@
+// Fully populated RunResults for the report tests: every field set to a distinct, non-default value so a
+// writer or reader that drops a field is caught, and step samples drawn from a seeded RNG.
+#pragma once
+#include <cmath>
+#include <filesystem>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "report/summary.h"
+#include "train/run_result.h"
+
+namespace mg::test {
+
+// n steps whose totals are median_s * lognormal(0, rel_noise), split into the six parts in fixed proportions so
+// the parts add up to the total exactly.
+inline std::vector<StepBreakdown> make_samples(int n, double median_s, double rel_noise, uint64_t seed,
+                                               double comm_exposed_share = 0.05) {
+  std::mt19937_64 rng(seed);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  std::vector<StepBreakdown> v;
+  for (int i = 0; i < n; ++i) {
+    const double t = median_s * std::exp(rel_noise * normal(rng));
+    StepBreakdown b;
+    b.input_wait = 0.02 * t;
+    b.forward = 0.30 * t;
+    b.backward = (0.50 - comm_exposed_share) * t;
+    b.comm_exposed = comm_exposed_share * t;
+    b.comm_overlapped = 0.08 * t;
+    b.optimizer = 0.10 * t;
+    b.total = t;
+    v.push_back(b);
+  }
+  return v;
+}
+
+inline DeviceCountResult make_run(int devices, const std::string& transport, std::vector<StepBreakdown> samples) {
+  DeviceCountResult r;
+  r.devices = devices;
+  r.transport = transport;
+  if (transport != "default") r.transport_env = {{"NCCL_P2P_DISABLE", "1"}};
+  r.batch_per_device = 32;
+  r.global_batch = 32 * devices;
+  r.wall_s = 12.5 + devices;
+  r.allreduce.library = devices > 1 ? "gloo" : "none";
+  r.allreduce.dtype = "fp32";
+  r.allreduce.bytes_per_step = devices > 1 ? 102228128 : 0;
+  r.allreduce.buckets = devices > 1 ? 2 : 0;
+  if (devices > 1) r.allreduce.per_bucket = {{52428800, 0.004}, {49799328, 0.0035}};
+  r.peak_memory_bytes = 3000000000ull + static_cast<size_t>(devices);
+  r.final_loss = 6.75;
+  r.overflow_steps = 1;
+  r.skipped_images = 2;
+  r.samples = std::move(samples);
+  r.trace = {{0, "compute", "forward", 0.0, 0.03}, {0, "comm", "allreduce bucket 0", 0.05, 0.004}};
+  return r;
+}
+
+// A complete result: a sweep over the given device counts with the given per-count median step times.
+inline RunResult make_result(const std::vector<int>& counts, const std::vector<double>& medians, int steps,
+                             double rel_noise, uint64_t seed, const std::string& transport = "default") {
+  RunResult r;
+  r.env.mgbench_version = "0.1.0";
+  r.env.git_commit = "0123456789ab";
+  r.env.command_line = "mgbench --device cpu --model resnet50 --gpus 1,2";
+  r.env.host = "bench-host";
+  r.env.cpu = "Intel(R) Xeon(R) Platinum 8480+";
+  r.env.devices = {{"cpu0", 68719476736ull, "", 0}, {"cpu1", 68719476736ull, "", 1}};
+  r.env.versions = {{"onednn", "3.0.0"}, {"gloo", "0.0~git20230519"}, {"driver", "535.104"}};
+  r.env.env_vars = {{"OMP_NUM_THREADS", "8"}};
+  r.env.launcher = "none";
+  r.env.world_size = 1;
+  r.env.topology = {{"numa_nodes", 2}, {"links", nlohmann::json::array({"SYS"})}};
+  r.config.model = "resnet50";
+  r.config.device = DeviceKind::Cpu;
+  r.config.device_counts = counts;
+  r.config.gpu_ids = {0, 1};
+  r.config.steps = steps;
+  r.config.transports = {transport};
+  r.config.allreduce_dtype = "fp32";
+  r.config.nccl_algo = "ring";
+  r.config.gloo_iface = "lo";
+  r.config.json_path = "out.json";
+  r.config.trace_path = "trace.json";
+  r.config.config_file = "configs/ci-smoke.json";
+  r.config.command_line = r.env.command_line;
+  for (size_t i = 0; i < counts.size(); ++i) {
+    r.runs.push_back(make_run(counts[i], transport, make_samples(steps, medians[i], rel_noise, seed + 7919 * i)));
+    summarize(r.runs.back());
+  }
+  compute_scaling(r.runs);
+  return r;
+}
+
+// A scratch folder under the build tree, emptied first.
+inline std::string scratch_dir(const std::string& name) {
+  const std::string dir = std::string(MG_BINARY_DIR) + "/tests/report-scratch/" + name;
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  return dir;
+}
+
+}  // namespace mg::test

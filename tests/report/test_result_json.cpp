@@ -1,0 +1,114 @@
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "report/result_json.h"
+#include "result_fixture.h"
+
+using namespace mg;
+using nlohmann::json;
+
+TEST_CASE("result JSON carries every documented field") {
+  const RunResult r = test::make_result({1, 2}, {0.1, 0.11}, 12, 0.02, 5);
+  const json j = to_json(r);
+  CHECK(j.at("schema_version") == kResultSchemaVersion);
+  CHECK(j.at("mgbench").at("commit") == "0123456789ab");
+  CHECK(j.at("command_line") == r.env.command_line);
+  CHECK(j.at("environment").at("devices").size() == 2);
+  CHECK(j.at("environment").at("versions").at("onednn") == "3.0.0");
+  CHECK(j.at("config").at("precision") == "fp32");
+  CHECK(j.at("config").at("device") == "cpu");
+  CHECK(j.at("config").at("scaling") == "weak");
+  CHECK(j.at("config").at("allreduce") == "ring");
+  CHECK(j.at("config").size() == 41);  // one key per RunConfig field
+  const json& run = j.at("runs").at(1);
+  CHECK(run.at("devices") == 2);
+  CHECK(run.at("step_time").at("samples") == 12);
+  CHECK(run.at("samples").at("total_s").size() == 12);
+  CHECK(run.at("breakdown").at("shares").size() == 6);
+  CHECK(run.at("allreduce").at("per_bucket").size() == 2);
+  CHECK(run.at("scaling_efficiency").get<double>() > 0);
+  for (const char* k : {"input_wait_s", "forward_s", "backward_s", "comm_exposed_s", "comm_overlapped_s",
+                        "optimizer_s", "total_s"}) {
+    CHECK(run.at("samples").at(k).size() == 12);
+    CHECK(run.at("breakdown").contains(k));
+  }
+}
+
+TEST_CASE("result JSON round-trips through the reader") {
+  const RunResult r = test::make_result({1, 2, 4}, {0.1, 0.11, 0.125}, 8, 0.03, 9, "shm");
+  const json j = to_json(r);
+  const RunResult back = result_from_json(j, "x.json");
+  CHECK(to_json(back) == j);
+  CHECK(back.runs.at(2).samples.at(3).comm_exposed == r.runs.at(2).samples.at(3).comm_exposed);
+  CHECK(back.config.device_counts == r.config.device_counts);
+}
+
+TEST_CASE("the reader names the file and the field it cannot use") {
+  const json good = to_json(test::make_result({1}, {0.1}, 6, 0.02, 1));
+  auto message = [](const json& j) {
+    try {
+      result_from_json(j, "base.json");
+    } catch (const UsageError& e) {
+      return std::string(e.what());
+    }
+    return std::string("no error");
+  };
+  json v2 = good;
+  v2["schema_version"] = 2;
+  CHECK(message(v2) == "base.json: schema_version 2, this mgbench reads 1");
+  json missing = good;
+  missing["runs"][0]["step_time"].erase("median_s");
+  CHECK(message(missing) == "base.json: runs[0].step_time: missing field 'median_s'");
+  json wrong = good;
+  wrong["runs"][0]["devices"] = "two";
+  CHECK(message(wrong) == "base.json: runs[0].devices: has the wrong type (string)");
+  json bad_enum = good;
+  bad_enum["config"]["precision"] = "fp8";
+  CHECK(message(bad_enum) == "base.json: config.precision: unknown precision 'fp8'");
+  json ragged = good;
+  ragged["runs"][0]["samples"]["forward_s"].erase(0);
+  CHECK(message(ragged).find("sample columns differ in length") != std::string::npos);
+  CHECK(message(json::array()) == "base.json: (top level): expected an object, found array");
+}
+
+TEST_CASE("read_json_file reports missing and malformed files in one line") {
+  const std::string dir = test::scratch_dir("read_json");
+  CHECK_THROWS_WITH(read_json_file(dir + "/absent.json"),
+                    "cannot read " + dir + "/absent.json: no such file or not readable");
+  std::ofstream(dir + "/bad.json") << "{\"schema_version\": 1, \"runs\": [";
+  CHECK_THROWS_WITH(read_json_file(dir + "/bad.json"), Catch::StartsWith(dir + "/bad.json: not valid JSON: "));
+}
+
+TEST_CASE("write_json_atomic writes the whole file and leaves no temporary behind") {
+  namespace fs = std::filesystem;
+  const std::string dir = test::scratch_dir("atomic");
+  const json j = to_json(test::make_result({1, 2}, {0.1, 0.11}, 10, 0.02, 2));
+  write_json_atomic(dir + "/out.json", j);
+  write_json_atomic(dir + "/out.json", j);  // replaces an existing file
+  CHECK(read_json_file(dir + "/out.json") == j);
+  int entries = 0;
+  for (const auto& e : fs::directory_iterator(dir)) entries += e.path().filename() != "out.json" ? 100 : 1;
+  CHECK(entries == 1);
+  CHECK_THROWS_WITH(write_json_atomic(dir + "/no/such/dir/out.json", j),
+                    Catch::StartsWith("cannot write " + dir + "/no/such/dir/out.json: "));
+  CHECK_THROWS_AS(write_json_atomic(dir + "/no/such/dir/out.json", j), UsageError);
+}
+
+// tests/cli/schema.sh runs this case with MG_EXAMPLE_RESULT_OUT set and validates the file against
+// docs/result-schema.json, so the schema is checked against everything the writer can emit even before a
+// trainer-produced file exists.
+TEST_CASE("example result file for schema validation", "[example-result]") {
+  const char* out = std::getenv("MG_EXAMPLE_RESULT_OUT");
+  const std::string path = out ? out : test::scratch_dir("example") + "/example_result.json";
+  RunResult r = test::make_result({1, 2, 4}, {0.1, 0.11, 0.125}, 10, 0.02, 11, "p2p");
+  r.config.precision = Precision::BF16;
+  r.config.scaling = Scaling::Strong;
+  r.config.allreduce = AllreduceMode::None;
+  r.env.devices.at(0).pci_bus_id = "0000:1b:00.0";
+  write_json_atomic(path, to_json(r));
+  CHECK(result_from_json(read_json_file(path), path).runs.size() == 3);
+}

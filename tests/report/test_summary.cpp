@@ -1,0 +1,98 @@
+#include <catch2/catch.hpp>
+
+#include "report/summary.h"
+#include "result_fixture.h"
+
+using namespace mg;
+
+namespace {
+
+StepBreakdown step(double input, double fwd, double bwd, double exposed, double overlapped, double opt) {
+  return {input, fwd, bwd, exposed, overlapped, opt, input + fwd + bwd + exposed + overlapped + opt};
+}
+
+}  // namespace
+
+TEST_CASE("summarize derives throughput, breakdown and statistics from the samples") {
+  DeviceCountResult r;
+  r.devices = 4;
+  r.global_batch = 128;
+  r.samples = {step(0.01, 0.03, 0.05, 0.01, 0.02, 0.03),   // 0.15 s
+               step(0.01, 0.04, 0.06, 0.02, 0.02, 0.05),   // 0.20 s
+               step(0.02, 0.05, 0.07, 0.03, 0.02, 0.06)};  // 0.25 s
+  summarize(r);
+  // 3 steps x 128 images over 0.6 s.
+  CHECK(r.images_per_sec == Approx(640));
+  CHECK(r.images_per_sec_per_device == Approx(160));
+  CHECK(r.step_time.samples == 3);
+  CHECK(r.step_time.median_s == Approx(0.20));
+  CHECK(r.breakdown.total == Approx(0.20));
+  CHECK(r.breakdown.input_wait == Approx(0.04 / 3));
+  CHECK(r.breakdown.forward == Approx(0.04));
+  CHECK(r.breakdown.backward == Approx(0.06));
+  CHECK(r.breakdown.comm_exposed == Approx(0.02));
+  CHECK(r.breakdown.comm_overlapped == Approx(0.02));
+  CHECK(r.breakdown.optimizer == Approx(0.14 / 3));
+  CHECK(breakdown_relative_gap(r.breakdown) < 1e-12);  // means of parts add up to the mean of totals
+}
+
+TEST_CASE("summarize computes all-reduce bandwidth as nccl-tests does") {
+  DeviceCountResult r;
+  r.devices = 4;
+  r.global_batch = 4;
+  r.samples = {step(0, 0.1, 0.1, 0, 0, 0)};
+  r.allreduce.bytes_per_step = 1000000000;                 // 1 GB
+  r.allreduce.per_bucket = {{600000000, 0.3}, {400000000, 0.2}};  // 0.5 s per step
+  summarize(r);
+  CHECK(r.allreduce.time_s == Approx(0.5));
+  CHECK(r.allreduce.algbw_GBps == Approx(2.0));
+  CHECK(r.allreduce.busbw_GBps == Approx(2.0 * 2 * 3 / 4));  // 3.0
+
+  r.devices = 1;  // nothing crosses a link
+  summarize(r);
+  CHECK(r.allreduce.busbw_GBps == 0);
+
+  DeviceCountResult empty;
+  empty.devices = 2;
+  summarize(empty);
+  CHECK(empty.images_per_sec == 0);
+  CHECK(empty.allreduce.algbw_GBps == 0);
+}
+
+TEST_CASE("scaling efficiency and speedup against the 1-device run of the same transport") {
+  std::vector<DeviceCountResult> runs(5);
+  runs[0].devices = 1, runs[0].transport = "p2p", runs[0].images_per_sec = 100;
+  runs[1].devices = 2, runs[1].transport = "p2p", runs[1].images_per_sec = 180;
+  runs[2].devices = 4, runs[2].transport = "p2p", runs[2].images_per_sec = 300;
+  runs[3].devices = 1, runs[3].transport = "shm", runs[3].images_per_sec = 50;
+  runs[4].devices = 2, runs[4].transport = "net", runs[4].images_per_sec = 90;  // no 1-device "net" run
+  compute_scaling(runs);
+  CHECK(runs[0].scaling_efficiency == Approx(1.0));
+  CHECK(runs[0].speedup == Approx(1.0));
+  CHECK(runs[1].scaling_efficiency == Approx(0.9));
+  CHECK(runs[1].speedup == Approx(1.8));
+  CHECK(runs[2].scaling_efficiency == Approx(0.75));
+  CHECK(runs[2].speedup == Approx(3.0));
+  CHECK(runs[3].scaling_efficiency == Approx(1.0));
+  CHECK(runs[4].scaling_efficiency == 0);
+  CHECK(runs[4].speedup == 0);
+}
+
+TEST_CASE("breakdown shares and the parts-add-up invariant") {
+  const StepBreakdown b = step(0.1, 0.2, 0.3, 0.1, 0.1, 0.2);  // total 1.0
+  const BreakdownShares s = breakdown_shares(b);
+  CHECK(s.input_wait == Approx(0.1));
+  CHECK(s.backward == Approx(0.3));
+  CHECK(s.input_wait + s.forward + s.backward + s.comm_exposed + s.comm_overlapped + s.optimizer == Approx(1.0));
+  CHECK(breakdown_shares(StepBreakdown{}).forward == 0);
+
+  StepBreakdown off = b;
+  off.total = 0.8;  // parts sum to 1.0: 25% more than the step time
+  CHECK(breakdown_relative_gap(off) == Approx(0.25));
+  CHECK(breakdown_relative_gap(StepBreakdown{}) == 0);
+  StepBreakdown only_parts;
+  only_parts.forward = 0.1;
+  CHECK(breakdown_relative_gap(only_parts) == 1);
+  CHECK(max_breakdown_relative_gap({b, off, b}) == Approx(0.25));
+  CHECK(max_breakdown_relative_gap(test::make_samples(50, 0.1, 0.05, 3)) < 1e-12);
+}

@@ -1,0 +1,87 @@
+#include <catch2/catch.hpp>
+
+#include <cstdio>
+#include <string>
+
+#include "report/progress.h"
+#include "report/table.h"
+#include "result_fixture.h"
+
+using namespace mg;
+
+namespace {
+
+std::string read_all(std::FILE* f) {
+  std::rewind(f);
+  std::string s;
+  char buf[256];
+  size_t n;
+  while ((n = std::fread(buf, 1, sizeof buf, f)) > 0) s.append(buf, n);
+  return s;
+}
+
+std::vector<std::string> lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  for (size_t nl; (nl = s.find('\n', start)) != std::string::npos; start = nl + 1)
+    out.push_back(s.substr(start, nl - start));
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("table: a header line, column titles and one row per device count") {
+  RunResult r = test::make_result({1, 2}, {0.100, 0.125}, 9, 0.0, 4);  // no noise: exact numbers
+  r.runs.push_back(test::make_run(2, "shm", test::make_samples(9, 0.2, 0.0, 1)));
+  summarize(r.runs.back());
+  compute_scaling(r.runs);
+  const std::string t = format_table(r);
+  const auto ls = lines(t);
+  REQUIRE(ls.size() == 5);
+  CHECK(ls[0].find("resnet50 fp32 on cpu, batch 32 per device") == 0);
+  CHECK(ls[0].find("host bench-host") != std::string::npos);
+  CHECK(ls[0].find("2x") == std::string::npos);  // two different device names
+  CHECK(ls[1].find("images/s") != std::string::npos);
+  CHECK(ls[1].find("busbw") != std::string::npos);
+  // 1 device: 32 images / 0.1 s; efficiency 100%; step 100 ms with zero CI width.
+  CHECK(ls[2].find("      1 default         320.0      320.0  100.0") == 0);
+  CHECK(ls[2].find("100.00 ± 0.00") != std::string::npos);
+  // 2 devices: 64 / 0.125 = 512 img/s, 256 per device, efficiency 80%; shares 2/30/45/5/8/10 %.
+  CHECK(ls[3].find("      2 default         512.0      256.0   80.0") == 0);
+  CHECK(ls[3].find("   2.0   30.0   45.0    5.0    8.0   10.0") != std::string::npos);
+  CHECK(ls[3].find("13.63") != std::string::npos);  // busbw: 102228128 B / 7.5 ms = 13.63 GB/s, x 2(2-1)/2
+  // A transport without its own 1-device run has no efficiency.
+  CHECK(ls[4].find("      2 shm ") == 0);
+  CHECK(ls[4].find("      -") != std::string::npos);
+}
+
+TEST_CASE("progress is silent when not on a terminal") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  {
+    Progress p("resnet50 x2", f);  // a regular file is not a TTY
+    CHECK_FALSE(p.enabled());
+    p.update(3, 20, 123.4);
+    p.finish();
+  }
+  CHECK(read_all(f).empty());
+  std::fclose(f);
+}
+
+TEST_CASE("progress rewrites one line and clears it at the end") {
+  std::FILE* f = std::tmpfile();
+  REQUIRE(f);
+  {
+    Progress p("resnet50 x2", f, true);
+    p.update(12, 20, 345.6);
+    p.update(13, 20, 9.5);  // shorter: padded over the previous text
+  }
+  const std::string s = read_all(f);
+  const std::string first = "\rresnet50 x2: step 12/20  345.6 img/s";
+  const std::string second_text = "resnet50 x2: step 13/20  9.5 img/s";
+  const std::string second = "\r" + second_text + "  ";
+  // finish() blanks what is still visible: the second line's text (the padding is already blank).
+  CHECK(s == first + second + "\r" + std::string(second_text.size(), ' ') + "\r");
+  CHECK(s.find('\n') == std::string::npos);
+  std::fclose(f);
+}
