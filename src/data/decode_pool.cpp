@@ -66,7 +66,8 @@ class DecodePoolSource final : public DataSource {
     {
       std::unique_lock<std::mutex> lk(mu_);
       queue_.front()->target = images;
-      done_cv_.wait(lk, [&] { return queue_.front()->done == queue_.front()->refs.size(); });
+      done_cv_.wait(lk, [&] { return fatal_ || queue_.front()->done == queue_.front()->refs.size(); });
+      if (fatal_) std::rethrow_exception(fatal_);  // a worker could not start: its samples would never come
       b = std::move(queue_.front());
       queue_.pop_front();
     }
@@ -128,7 +129,16 @@ class DecodePoolSource final : public DataSource {
   }
 
   void work() {
-    JpegDecoder dec;
+    std::unique_ptr<JpegDecoder> decoder;
+    try {
+      decoder = std::make_unique<JpegDecoder>();
+    } catch (...) {
+      std::lock_guard<std::mutex> lk(mu_);
+      if (!fatal_) fatal_ = std::current_exception();
+      done_cv_.notify_all();
+      return;
+    }
+    JpegDecoder& dec = *decoder;
     std::vector<uint8_t> bytes;
     RgbImage img;
     std::unique_lock<std::mutex> lk(mu_);
@@ -196,6 +206,7 @@ class DecodePoolSource final : public DataSource {
   std::condition_variable work_cv_, done_cv_;
   std::deque<std::unique_ptr<PendingBatch>> queue_;
   std::unordered_set<int64_t> bad_;
+  std::exception_ptr fatal_;
   bool stop_ = false;
   std::vector<std::thread> workers_;
 };

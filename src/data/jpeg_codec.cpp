@@ -16,12 +16,13 @@ JpegDecoder::JpegDecoder() : handle_(tjInitDecompress()) {
   if (!handle_) check_failed("TurboJPEG", "tjInitDecompress()", __FILE__, __LINE__, tjGetErrorStr2(nullptr));
 }
 
-JpegDecoder::~JpegDecoder() { tjDestroy(static_cast<tjhandle>(handle_)); }
+// tjDestroy only fails for an invalid handle, which the constructor rules out; a destructor cannot throw.
+JpegDecoder::~JpegDecoder() { (void)tjDestroy(static_cast<tjhandle>(handle_)); }
 
 void JpegDecoder::fail(const std::string& name, const std::string& why) {
   // libjpeg-turbo 2.1 leaves a handle that failed mid-header in a state where the next header read reports
   // success with zero dimensions: start the next image on a fresh handle.
-  tjDestroy(static_cast<tjhandle>(handle_));
+  (void)tjDestroy(static_cast<tjhandle>(handle_));  // valid handle: cannot fail
   handle_ = tjInitDecompress();
   if (!handle_) check_failed("TurboJPEG", "tjInitDecompress()", __FILE__, __LINE__, tjGetErrorStr2(nullptr));
   throw Error("cannot decode JPEG " + name + ": " + why);
@@ -37,7 +38,22 @@ void JpegDecoder::decode(const uint8_t* data, size_t size, const std::string& na
   if (w <= 0 || hgt <= 0) fail(name, "invalid dimensions");
   out.width = w;
   out.height = hgt;
-  out.pixels.resize(static_cast<size_t>(w) * static_cast<size_t>(hgt) * 3);
+  const size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(hgt);
+  out.pixels.resize(pixels * 3);
+  if (colorspace == TJCS_CMYK || colorspace == TJCS_YCCK) {
+    // TurboJPEG cannot convert CMYK to RGB itself; a few ImageNet photos are Adobe CMYK JPEGs, which store
+    // inverted CMYK, so each channel is the ink's complement times the black's complement: R = C' * K' / 255.
+    cmyk_.resize(pixels * 4);
+    if (tjDecompress2(h, data, static_cast<unsigned long>(size), cmyk_.data(), w, 0, hgt, TJPF_CMYK,
+                      TJFLAG_STOPONWARNING) != 0) {
+      fail(name, tj_error(h));
+    }
+    for (size_t p = 0; p < pixels; ++p) {
+      const unsigned k = cmyk_[p * 4 + 3];
+      for (int c = 0; c < 3; ++c) out.pixels[p * 3 + c] = static_cast<uint8_t>((cmyk_[p * 4 + c] * k + 127) / 255);
+    }
+    return;
+  }
   if (tjDecompress2(h, data, static_cast<unsigned long>(size), out.pixels.data(), w, 0, hgt, TJPF_RGB,
                     TJFLAG_STOPONWARNING) != 0) {
     fail(name, tj_error(h));
@@ -48,7 +64,7 @@ JpegEncoder::JpegEncoder() : handle_(tjInitCompress()) {
   if (!handle_) check_failed("TurboJPEG", "tjInitCompress()", __FILE__, __LINE__, tjGetErrorStr2(nullptr));
 }
 
-JpegEncoder::~JpegEncoder() { tjDestroy(static_cast<tjhandle>(handle_)); }
+JpegEncoder::~JpegEncoder() { (void)tjDestroy(static_cast<tjhandle>(handle_)); }
 
 std::vector<uint8_t> JpegEncoder::encode(const RgbImage& img, int quality, bool subsample444) {
   tjhandle h = static_cast<tjhandle>(handle_);
@@ -59,6 +75,20 @@ std::vector<uint8_t> JpegEncoder::encode(const RgbImage& img, int quality, bool 
     const std::string msg = tj_error(h);
     tjFree(buf);
     check_failed("TurboJPEG", "tjCompress2(...)", __FILE__, __LINE__, msg);
+  }
+  std::vector<uint8_t> bytes(buf, buf + size);
+  tjFree(buf);
+  return bytes;
+}
+
+std::vector<uint8_t> JpegEncoder::encode_cmyk(const uint8_t* cmyk, int width, int height, int quality) {
+  tjhandle h = static_cast<tjhandle>(handle_);
+  unsigned char* buf = nullptr;
+  unsigned long size = 0;
+  if (tjCompress2(h, cmyk, width, 0, height, TJPF_CMYK, &buf, &size, TJSAMP_444, quality, 0) != 0) {
+    const std::string msg = tj_error(h);
+    tjFree(buf);
+    check_failed("TurboJPEG", "tjCompress2(CMYK)", __FILE__, __LINE__, msg);
   }
   std::vector<uint8_t> bytes(buf, buf + size);
   tjFree(buf);

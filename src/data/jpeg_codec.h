@@ -30,6 +30,7 @@ class JpegDecoder {
  private:
   [[noreturn]] void fail(const std::string& name, const std::string& why);
   void* handle_;
+  std::vector<uint8_t> cmyk_;  // scratch for CMYK/YCCK images
 };
 
 class JpegEncoder {
@@ -41,6 +42,8 @@ class JpegEncoder {
 
   // quality 1..100; subsample444 keeps full chroma resolution (exact colours in tests).
   std::vector<uint8_t> encode(const RgbImage& img, int quality, bool subsample444);
+  // A 4-channel CMYK image (width*height*4 bytes, stored as given, i.e. Adobe-inverted) to a YCCK JPEG.
+  std::vector<uint8_t> encode_cmyk(const uint8_t* cmyk, int width, int height, int quality);
 
  private:
   void* handle_;

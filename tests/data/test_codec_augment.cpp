@@ -42,6 +42,24 @@ TEST_CASE("jpeg: corrupt and truncated data raise an Error naming the file") {
   REQUIRE((img.width == 24 && img.height == 20));
 }
 
+TEST_CASE("jpeg: Adobe CMYK images decode to RGB") {
+  std::vector<uint8_t> cmyk(16 * 16 * 4);
+  for (size_t p = 0; p < 16 * 16; ++p) {
+    cmyk[p * 4 + 0] = 255;
+    cmyk[p * 4 + 1] = 0;
+    cmyk[p * 4 + 2] = 128;
+    cmyk[p * 4 + 3] = 200;
+  }
+  JpegEncoder enc;
+  const auto bytes = enc.encode_cmyk(cmyk.data(), 16, 16, 95);
+  JpegDecoder dec;
+  RgbImage img;
+  dec.decode(bytes.data(), bytes.size(), "cmyk.jpg", img);
+  REQUIRE((img.width == 16 && img.height == 16));
+  const int want[3] = {200, 0, 100};  // C' * K' / 255 per channel
+  for (size_t p = 0; p < img.pixels.size(); ++p) REQUIRE(std::abs(int(img.pixels[p]) - want[p % 3]) <= 3);
+}
+
 namespace {
 // A gradient image whose pixel (x, y) is (x, y, 7) so geometry can be checked exactly.
 RgbImage gradient(int w, int h) {
