@@ -67,7 +67,14 @@ class DecodePoolSource final : public DataSource {
       std::unique_lock<std::mutex> lk(mu_);
       queue_.front()->target = images;
       done_cv_.wait(lk, [&] { return fatal_ || queue_.front()->done == queue_.front()->refs.size(); });
-      if (fatal_) std::rethrow_exception(fatal_);  // a worker could not start: its samples would never come
+      if (fatal_) {
+        // A worker could not start, so this batch may never complete. Writes into the caller's buffer must
+        // stop before we return: later claims go to the internal buffer, earlier ones are waited for.
+        PendingBatch& head = *queue_.front();
+        head.target = nullptr;
+        done_cv_.wait(lk, [&] { return head.done == head.next_item; });
+        std::rethrow_exception(fatal_);
+      }
       b = std::move(queue_.front());
       queue_.pop_front();
     }
@@ -172,7 +179,8 @@ class DecodePoolSource final : public DataSource {
       lk.lock();
       b->labels[k] = label;
       if (err && !b->error) b->error = err;
-      if (++b->done == b->refs.size()) done_cv_.notify_all();
+      ++b->done;
+      done_cv_.notify_all();  // next() waits for a full batch, or after a failure for the claimed samples
     }
   }
 

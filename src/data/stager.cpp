@@ -58,6 +58,7 @@ class Stager final : public InputPipeline {
     }
     cv_.notify_all();
     producer_.join();
+    src_.reset();  // its workers may hold pointers into our host buffers until they stop
     try {
       // Nothing may still read or write the buffers we free: drain the copies and released compute work.
       be_.synchronize(StreamKind::Copy);
@@ -101,7 +102,7 @@ class Stager final : public InputPipeline {
     cv_.notify_all();
   }
 
-  int64_t skipped_images() const override { return src_->skipped_images(); }
+  int64_t skipped_images() const override { return src_ ? src_->skipped_images() : 0; }
 
  private:
   struct Slot {
