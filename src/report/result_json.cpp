@@ -1,7 +1,10 @@
 #include "report/result_json.h"
 
+#include <algorithm>
 #include <fstream>
 #include <sstream>
+
+#include <fmt/format.h>
 
 #include "core/error.h"
 #include "report/atomic_file.h"
@@ -67,6 +70,17 @@ json samples_json(const std::vector<StepBreakdown>& v) {
           {"optimizer_s", opt}};
 }
 
+// Hex strings: a 64-bit checksum does not survive JSON readers that hold numbers as doubles (JavaScript).
+json checksums_json(const std::vector<uint64_t>& v) {
+  json a = json::array();
+  for (uint64_t c : v) a.push_back(fmt::format("{:016x}", c));
+  return a;
+}
+
+bool replicas_identical(const std::vector<uint64_t>& v) {
+  return std::all_of(v.begin(), v.end(), [&](uint64_t c) { return c == v.front(); });
+}
+
 json run_json(const DeviceCountResult& r) {
   return {{"devices", r.devices},
           {"transport", r.transport},
@@ -86,6 +100,8 @@ json run_json(const DeviceCountResult& r) {
           {"overflow_steps", r.overflow_steps},
           {"skipped_images", r.skipped_images},
           {"input_only", r.input_only},
+          {"replica_checksums", checksums_json(r.replica_checksums)},
+          {"replicas_identical", replicas_identical(r.replica_checksums)},
           {"samples", samples_json(r.samples)}};
 }
 
@@ -314,6 +330,19 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
   r.overflow_steps = rd.get<int64_t>(j, w, "overflow_steps");
   r.skipped_images = rd.get<int64_t>(j, w, "skipped_images");
   r.input_only = rd.get<bool>(j, w, "input_only");
+  const auto sums = rd.get<std::vector<std::string>>(j, w, "replica_checksums");
+  for (size_t i = 0; i < sums.size(); ++i) {
+    size_t used = 0;
+    uint64_t v = 0;
+    try {
+      v = std::stoull(sums[i], &used, 16);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != sums[i].size())
+      rd.fail(w + ".replica_checksums[" + std::to_string(i) + "]", "not a hex checksum: '" + sums[i] + "'");
+    r.replica_checksums.push_back(v);
+  }
   r.samples = samples_from_json(rd, rd.at(j, w, "samples"), w + ".samples");
   return r;
 }

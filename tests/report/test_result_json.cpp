@@ -31,6 +31,8 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(run.at("breakdown").at("shares").size() == 6);
   CHECK(run.at("allreduce").at("per_bucket").size() == 2);
   CHECK(run.at("scaling_efficiency").get<double>() > 0);
+  CHECK(run.at("replica_checksums") == json::array({"cbf29ce484222336", "cbf29ce484222336"}));
+  CHECK(run.at("replicas_identical") == true);
   for (const char* k : {"input_wait_s", "forward_s", "backward_s", "comm_exposed_s", "comm_overlapped_s",
                         "optimizer_s", "total_s"}) {
     CHECK(run.at("samples").at(k).size() == 12);
@@ -45,6 +47,11 @@ TEST_CASE("result JSON round-trips through the reader") {
   CHECK(to_json(back) == j);
   CHECK(back.runs.at(2).samples.at(3).comm_exposed == r.runs.at(2).samples.at(3).comm_exposed);
   CHECK(back.config.device_counts == r.config.device_counts);
+  CHECK(back.runs.at(2).replica_checksums == r.runs.at(2).replica_checksums);
+
+  RunResult diverged = r;
+  diverged.runs.at(1).replica_checksums.at(1) ^= 1;
+  CHECK(to_json(diverged).at("runs").at(1).at("replicas_identical") == false);
 }
 
 TEST_CASE("the reader names the file and the field it cannot use") {
@@ -72,6 +79,9 @@ TEST_CASE("the reader names the file and the field it cannot use") {
   json ragged = good;
   ragged["runs"][0]["samples"]["forward_s"].erase(0);
   CHECK(message(ragged).find("sample columns differ in length") != std::string::npos);
+  json bad_sum = good;
+  bad_sum["runs"][0]["replica_checksums"][0] = "xyz";
+  CHECK(message(bad_sum) == "base.json: runs[0].replica_checksums[0]: not a hex checksum: 'xyz'");
   CHECK(message(json::array()) == "base.json: (top level): expected an object, found array");
 }
 
