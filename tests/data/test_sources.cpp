@@ -142,7 +142,7 @@ TEST_CASE("sources: bad folders are one-line usage errors naming the path") {
   }
 }
 
-TEST_CASE("sources: a corrupt JPEG is an Error naming the file; --skip-bad-images skips and counts it") {
+TEST_CASE("sources: a corrupt JPEG is an Error naming the file, which skip_bad_images skips and counts") {
   test::TempDir d;
   test::make_id_folder(d.path(), 2, 4);  // ids 0..7
   auto bytes = test::solid_jpeg(3, 32, 32);

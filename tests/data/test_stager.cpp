@@ -60,6 +60,12 @@ std::vector<T> to_host(Backend& be, const Tensor& t) {
   return h;
 }
 
+double mean(const std::vector<double>& v) {
+  double s = 0;
+  for (double x : v) s += x;
+  return s / double(v.size());
+}
+
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
   return v[v.size() / 2];
@@ -111,18 +117,20 @@ TEST_CASE("stager: labels stay attached from JPEG folder to device buffers, acro
   }
 }
 
-TEST_CASE("stager: input wait matches a slow source's delay (30 ms per batch, tolerance -3/+15 ms)") {
+TEST_CASE("stager: input wait matches a slow source's delay (30 ms per batch, tolerance -20%/+50%)") {
   auto be = cpu();
   const DataSpec s = small_spec(2, 8);
   auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms), s, 2);
   std::vector<double> waits;
-  for (int k = 0; k < 10; ++k) {
+  for (int k = 0; k < 16; ++k) {
     const double w = in->next().input_wait_s;
     in->release();
     if (k >= 2) waits.push_back(w);  // after the prefetched start, every batch costs the full delay
   }
-  const double m = median(waits);
-  CHECK(m > 0.027);
+  // Mean, not median: a step delayed by the scheduler makes the next wait shorter by as much, so the mean is
+  // stable where single samples jitter by milliseconds on a busy host.
+  const double m = mean(waits);
+  CHECK(m > 0.024);
   CHECK(m < 0.045);
 }
 
@@ -144,16 +152,23 @@ TEST_CASE("stager: a partly hidden source waits only for the difference (30 ms s
   auto be = cpu();
   const DataSpec s = small_spec(2, 8);
   auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms), s, 2);
-  std::vector<double> waits;
-  for (int k = 0; k < 10; ++k) {
+  std::vector<double> waits, periods;
+  for (int k = 0; k < 16; ++k) {
     const double w = in->next().input_wait_s;
-    std::this_thread::sleep_for(20ms);
+    const auto t0 = std::chrono::steady_clock::now();
+    std::this_thread::sleep_for(20ms);  // oversleeps under load; the measured time is what counts
+    const double compute = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     in->release();
-    if (k >= 3) waits.push_back(w);
+    if (k >= 3) {
+      waits.push_back(w);
+      periods.push_back(w + compute);
+    }
   }
-  const double m = median(waits);
-  CHECK(m > 0.007);
-  CHECK(m < 0.020);
+  // Steady state: a step lasts one production period (30 ms), not production + compute (>= 50 ms): the
+  // source runs during compute, which hides 20 of its 30 ms. Margins absorb sleep overshoot on a busy host.
+  CHECK(mean(periods) > 0.024);
+  CHECK(mean(periods) < 0.048);
+  CHECK(mean(waits) < 0.025);
 }
 
 TEST_CASE("stager: a source failure surfaces from next() as the original error, after the good batches") {
