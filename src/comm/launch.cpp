@@ -68,6 +68,7 @@ LaunchInfo detect_launch() {
     }
   } else if (env("RANK") || env("WORLD_SIZE")) {
     li.launcher = "env";
+    rank_var = "RANK";
     if (!env("RANK") || !env("WORLD_SIZE")) throw UsageError("RANK and WORLD_SIZE must be set together");
     li.world_size = env_int("WORLD_SIZE", 1, 1 << 20);
     li.rank = env_int("RANK", 0, 1 << 20);

@@ -36,12 +36,15 @@ struct StoreSession {
 std::shared_ptr<StoreSession> store_session(const LaunchInfo& launch, const CommOptions& opt) {
   static std::mutex mu;
   static std::map<std::string, std::shared_ptr<StoreSession>> sessions;
-  std::lock_guard<std::mutex> lk(mu);
 
   std::string host = launch.master_addr;
   int port = launch.master_port;
   const std::string key = launch.launcher + "|" + host + "|" + std::to_string(port) + "|" + std::to_string(launch.rank);
-  if (auto it = sessions.find(key); it != sessions.end()) return it->second;
+  {
+    std::lock_guard<std::mutex> lk(mu);
+    if (auto it = sessions.find(key); it != sessions.end()) return it->second;
+  }
+  // Connecting may wait for the server (another rank of this process in tests): not under the lock.
 
   auto s = std::make_shared<StoreSession>();
   if (host.empty()) {
@@ -64,8 +67,8 @@ std::shared_ptr<StoreSession> store_session(const LaunchInfo& launch, const Comm
   }
   s->client = std::make_shared<TcpStore>(host, port, opt.timeout_s, launch.rank);
   s->host = host;
-  sessions[key] = s;
-  return s;
+  std::lock_guard<std::mutex> lk(mu);
+  return sessions.emplace(key, s).first->second;
 }
 
 // Every process publishes what it believes the world is; any disagreement is a usage error on all of them,

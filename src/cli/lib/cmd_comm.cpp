@@ -1,0 +1,250 @@
+// `mgbench comm`: nccl-tests-style collective sweep on the communicators the trainer uses. Replicas are
+// threads of this process (--devices N), or one per process under mpirun / srun / RANK+WORLD_SIZE. Each
+// --transport entry builds a fresh world with that transport's environment; rank 0 prints and writes JSON.
+#include <unistd.h>
+
+#include <cstdio>
+#include <fstream>
+#include <functional>
+#include <iterator>
+#include <map>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+#include <nlohmann/json.hpp>
+
+#include "backend/backend.h"
+#include "backend/cpu/cpu_backend.h"
+#include "cli/lib/command.h"
+#include "comm/comm_bench.h"
+#include "comm/transport.h"
+#include "comm/world.h"
+#include "core/build_info.h"
+#include "core/error.h"
+#include "report/atomic_file.h"
+
+namespace mg {
+
+namespace {
+
+std::string own_command_line() {
+  std::ifstream f("/proc/self/cmdline", std::ios::binary);
+  std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
+  std::string out;
+  for (char c : raw) out += c == '\0' ? ' ' : c;
+  while (!out.empty() && out.back() == ' ') out.pop_back();
+  return out;
+}
+
+class CommCommand : public Command {
+ public:
+  void setup(CLI::App& sub) override {
+    sub.add_option("--op", op_, "collective: allreduce, reducescatter, allgather, broadcast")->capture_default_str();
+    sub.add_option("-b,--minbytes", min_, "smallest size (bytes, K/M/G suffixes)")->capture_default_str();
+    sub.add_option("-e,--maxbytes", max_, "largest size (bytes, K/M/G suffixes)")->capture_default_str();
+    sub.add_option("-f,--stepfactor", factor_, "multiply the size by this between steps")->capture_default_str();
+    devices_opt_ = sub.add_option("--devices,--gpus,-g", devices_,
+                                  "replicas (threads) in this process; default 2 on CPU, every GPU on CUDA, 1 per "
+                                  "process under a launcher");
+    sub.add_option("--device", device_, "cpu or cuda (default: cuda when a GPU is present)");
+    sub.add_option("--warmup", warmup_, "untimed iterations per size")->capture_default_str();
+    sub.add_option("--iters,-n", iters_, "timed iterations per size")->capture_default_str();
+    sub.add_option("--dtype", dtype_, "fp32, fp16 or bf16")->capture_default_str();
+    sub.add_option("--root", root_, "broadcast root rank")->capture_default_str();
+    sub.add_option("--transport", transport_,
+                   "comma list run side by side: auto,p2p,shm,net (cuda/NCCL) or auto,tcp (cpu/Gloo)");
+    sub.add_option("--comm-timeout", timeout_s_, "seconds before a lost peer fails the run")->capture_default_str();
+    sub.add_option("--gloo-iface", gloo_iface_, "network interface for Gloo (default: loopback, or the route to "
+                                                "MASTER_ADDR)");
+    sub.add_option("--threads-per-replica", threads_per_replica_, "CPU threads per replica (default cores/N)");
+    sub.add_option("--json", json_path_, "write results and environment as JSON to FILE");
+  }
+
+  int run() override {
+    CommBenchOptions bench;
+    bench.op = parse_collective(op_);
+    bench.dtype = parse_comm_dtype(dtype_);
+    bench.min_bytes = parse_size(min_, "-b");
+    bench.max_bytes = parse_size(max_, "-e");
+    bench.factor = factor_;
+    size_sweep(bench.min_bytes, bench.max_bytes, bench.factor);
+    if (warmup_ < 0) throw UsageError("--warmup must be >= 0");
+    if (iters_ < 1) throw UsageError("--iters must be >= 1");
+    if (!(timeout_s_ > 0)) throw UsageError("--comm-timeout must be positive");
+    bench.warmup = warmup_;
+    bench.iters = iters_;
+    bench.root = root_;
+
+    const int gpus = cuda_device_count();
+    const DeviceKind kind = device_.empty() ? (gpus > 0 ? DeviceKind::Cuda : DeviceKind::Cpu)
+                            : device_ == "cpu"  ? DeviceKind::Cpu
+                            : device_ == "cuda" ? DeviceKind::Cuda
+                                                : throw UsageError("--device '" + device_ + "' is not one of: cpu, cuda");
+    const bool transport_given = !transport_.empty();
+    const std::vector<std::string> transports =
+        transport_given ? parse_transports(transport_, kind) : std::vector<std::string>{"auto"};
+    if (!gloo_iface_.empty() && kind == DeviceKind::Cuda) {
+      throw UsageError("--gloo-iface applies to --device cpu (Gloo); NCCL reads NCCL_SOCKET_IFNAME");
+    }
+
+    const LaunchInfo launch = detect_launch();
+    const bool launched = launch.launcher != "none";
+    int local = devices_opt_->count() ? devices_ : launched ? 1 : kind == DeviceKind::Cuda ? gpus : 2;
+    if (local < 1) throw UsageError("--devices must be at least 1");
+    if (kind == DeviceKind::Cuda && gpus == 0) throw UsageError("--device cuda: no CUDA device is present");
+    if (threads_per_replica_ < 0) throw UsageError("--threads-per-replica must be >= 0");
+    if (bench.op == CollectiveOp::Broadcast && (root_ < 0 || root_ >= local * launch.world_size)) {
+      throw UsageError("--root " + std::to_string(root_) + " is outside the world of " +
+                       std::to_string(local * launch.world_size) + " ranks");
+    }
+
+    std::vector<std::unique_ptr<Backend>> owned;
+    std::vector<Backend*> backends;
+    BackendOptions bo;
+    bo.threads = threads_per_replica_ > 0 ? threads_per_replica_ : std::max(1, cpu_core_count() / local);
+    for (int i = 0; i < local; ++i) {
+      owned.push_back(make_backend(kind, launch.local_rank * local + i, bo));
+      backends.push_back(owned.back().get());
+    }
+
+    std::vector<CommBenchRow> rows;
+    nlohmann::json transports_json = nlohmann::json::object();
+    for (const std::string& t : transports) {
+      ScopedTransport env(t, kind);
+      CommOptions co;
+      co.library = kind == DeviceKind::Cuda ? "nccl" : "gloo";
+      co.timeout_s = timeout_s_;
+      co.gloo_iface = gloo_iface_;
+      co.job_key = "comm/" + t;
+      co.config_fingerprint = fingerprint(kind, local);
+      auto comms = create_communicators(launch, backends, co);
+      std::vector<Communicator*> raw;
+      for (auto& c : comms) raw.push_back(c.get());
+      bench.transport = t;
+      const auto part = run_comm_bench(raw, backends, bench);
+      rows.insert(rows.end(), part.begin(), part.end());
+      nlohmann::json vars = nlohmann::json::object();
+      // Without --transport the user's own NCCL_* choices decide the path: record them.
+      const auto recorded = (transport_given || kind == DeviceKind::Cpu) ? env.vars() : nccl_environment();
+      for (const auto& [k, v] : recorded) vars[k] = v;
+      transports_json[t] = vars;
+      if (launch.rank == 0) print_table(part, t, kind, raw[0]->size(), raw[0]->library());
+    }
+
+    int64_t wrong = 0;
+    for (const auto& r : rows) wrong += r.wrong;
+    if (launch.rank == 0 && !json_path_.empty()) {
+      write_file_atomic(json_path_, to_json(rows, transports_json, launch, kind, local, backends).dump(2) + "\n");
+    }
+    if (wrong > 0) throw Error(std::to_string(wrong) + " wrong elements in collective results (see #wrong)");
+    return 0;
+  }
+
+ private:
+
+  // Processes launched with different options would time different things or deadlock: compare them.
+  std::string fingerprint(DeviceKind kind, int local) const {
+    const std::string s = op_ + "|" + min_ + "|" + max_ + "|" + std::to_string(factor_) + "|" +
+                          std::to_string(warmup_) + "|" + std::to_string(iters_) + "|" + dtype_ + "|" +
+                          std::to_string(root_) + "|" + transport_ + "|" + device_kind_name(kind) + "|" +
+                          std::to_string(local);
+    return fmt::format("{:016x}", std::hash<std::string>{}(s));
+  }
+
+  void print_table(const std::vector<CommBenchRow>& rows, const std::string& transport, DeviceKind kind, int ranks,
+                   const std::string& library) const {
+    std::printf("# mgbench comm: %s, %s, %d ranks (%s, %s), transport %s, %d warm-up + %d timed iterations\n",
+                op_.c_str(), dtype_.c_str(), ranks, device_kind_name(kind), library.c_str(), transport.c_str(),
+                warmup_, iters_);
+    std::printf("#%47s %31s\n", "out-of-place", "in-place");
+    std::printf("#%12s %12s %5s %9s %7s %7s %6s %9s %7s %7s %6s\n", "size", "count", "type", "time", "algbw",
+                "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
+    std::printf("#%12s %12s %5s %9s %7s %7s %6s %9s %7s %7s %6s\n", "(B)", "(elements)", "", "(us)", "(GB/s)",
+                "(GB/s)", "", "(us)", "(GB/s)", "(GB/s)", "");
+    double bus_sum = 0;
+    int bus_n = 0;
+    for (size_t i = 0; i + 1 < rows.size(); i += 2) {
+      const CommBenchRow& o = rows[i];
+      const CommBenchRow& p = rows[i + 1];
+      std::printf(" %12zu %12zu %5s %9.1f %7.3f %7.3f %6lld %9.1f %7.3f %7.3f %6lld\n", o.bytes, o.count,
+                  o.dtype.c_str(), o.time_us, o.algbw_GBps, o.busbw_GBps, static_cast<long long>(o.wrong),
+                  p.time_us, p.algbw_GBps, p.busbw_GBps, static_cast<long long>(p.wrong));
+      bus_sum += o.busbw_GBps + p.busbw_GBps;
+      bus_n += 2;
+    }
+    std::printf("# Avg bus bandwidth    : %.4f GB/s\n\n", bus_n ? bus_sum / bus_n : 0.0);
+    std::fflush(stdout);
+  }
+
+  nlohmann::json to_json(const std::vector<CommBenchRow>& rows, const nlohmann::json& transports,
+                         const LaunchInfo& launch, DeviceKind kind, int local,
+                         const std::vector<Backend*>& backends) const {
+    nlohmann::json j;
+    j["tool"] = "mgbench comm";
+    j["op"] = op_;
+    j["dtype"] = dtype_;
+    j["warmup"] = warmup_;
+    j["iters"] = iters_;
+    nlohmann::json env;
+    env["host"] = hostname();
+    env["mgbench_version"] = mgbench_version();
+    env["git_commit"] = mgbench_git_commit();
+    env["command_line"] = own_command_line();
+    env["device"] = device_kind_name(kind);
+    env["launcher"] = launch.launcher;
+    env["processes"] = launch.world_size;
+    env["replicas_per_process"] = local;
+    env["ranks"] = launch.world_size * local;
+    env["gloo_iface"] = gloo_iface_;
+    env["comm_timeout_s"] = timeout_s_;
+    nlohmann::json devs = nlohmann::json::array();
+    for (Backend* b : backends) devs.push_back(b->info().name);
+    env["local_devices"] = devs;
+    nlohmann::json libs = nlohmann::json::object();
+    for (const auto& [k, v] : backend_library_versions()) libs[k] = v;
+    env["libraries"] = libs;
+    env["transport_env"] = transports;
+    j["environment"] = env;
+    nlohmann::json res = nlohmann::json::array();
+    for (const auto& r : rows) {
+      res.push_back({{"op", r.op},
+                     {"dtype", r.dtype},
+                     {"bytes", r.bytes},
+                     {"count", r.count},
+                     {"in_place", r.in_place},
+                     {"time_us", r.time_us},
+                     {"algbw_GBps", r.algbw_GBps},
+                     {"busbw_GBps", r.busbw_GBps},
+                     {"wrong", r.wrong},
+                     {"transport", r.transport},
+                     {"devices", r.devices}});
+    }
+    j["results"] = res;
+    return j;
+  }
+
+  std::string op_ = "allreduce";
+  std::string min_ = "8";
+  std::string max_ = "32M";
+  double factor_ = 2;
+  CLI::Option* devices_opt_ = nullptr;
+  int devices_ = 0;
+  std::string device_;
+  int warmup_ = 5;
+  int iters_ = 20;
+  std::string dtype_ = "fp32";
+  int root_ = 0;
+  std::string transport_;
+  double timeout_s_ = 300;
+  std::string gloo_iface_;
+  int threads_per_replica_ = 0;
+  std::string json_path_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_comm_command() { return std::make_unique<CommCommand>(); }
+
+}  // namespace mg

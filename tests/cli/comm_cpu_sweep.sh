@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# `mgbench comm` on CPU replicas in one process: a sweep with --json (parsed and checked with python3), every
+# collective and dtype correct, and bad input rejected with one line and exit status 2.
+set -u
+: "${MGBENCH:?MGBENCH must point at the mgbench binary}"
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$MGBENCH" comm --device cpu --devices 3 --op allreduce -b 8 -e 1M -f 8 --warmup 1 --iters 3 \
+  --json "$tmp/ar.json" >"$tmp/ar.out" 2>&1 || { cat "$tmp/ar.out"; fail "allreduce sweep exited non-zero"; }
+grep -q "# mgbench comm: allreduce" "$tmp/ar.out" || fail "no table header"
+python3 - "$tmp/ar.json" <<'PY' || fail "JSON check"
+import json, sys
+j = json.load(open(sys.argv[1]))
+rows = j["results"]
+assert len(rows) == 2 * 6, len(rows)          # 8, 64, ..., 256K: 6 sizes, out of place and in place
+need = {"op", "bytes", "in_place", "time_us", "algbw_GBps", "busbw_GBps", "wrong", "transport", "devices"}
+for r in rows:
+    assert need <= set(r), set(r)
+    assert r["op"] == "allreduce" and r["wrong"] == 0 and r["devices"] == 3 and r["transport"] == "auto", r
+    assert r["time_us"] > 0
+    assert abs(r["algbw_GBps"] - r["bytes"] / (r["time_us"] * 1e3)) <= 1e-9 + 1e-6 * r["algbw_GBps"], r
+    assert abs(r["busbw_GBps"] - r["algbw_GBps"] * 2 * 2 / 3) <= 1e-9 + 1e-6 * r["busbw_GBps"], r
+assert [r["bytes"] for r in rows[::2]] == [8, 64, 512, 4096, 32768, 262144]
+assert [r["in_place"] for r in rows[:2]] == [False, True]
+env = j["environment"]
+for k in ("host", "mgbench_version", "git_commit", "libraries", "command_line", "ranks"):
+    assert k in env, k
+assert env["ranks"] == 3 and env["launcher"] == "none"
+print("json ok:", len(rows), "rows")
+PY
+
+for op in reducescatter allgather broadcast; do
+  for dt in fp16 bf16; do
+    "$MGBENCH" comm --device cpu --devices 2 --op "$op" --dtype "$dt" -b 1K -e 64K -f 8 --warmup 0 --iters 2 \
+      --root 1 --transport tcp --json "$tmp/$op.json" >"$tmp/$op.out" 2>&1 ||
+      { cat "$tmp/$op.out"; fail "$op $dt exited non-zero"; }
+    python3 -c "
+import json,sys; j=json.load(open('$tmp/$op.json'))
+assert all(r['wrong']==0 and r['op']=='$op' and r['dtype']=='$dt' and r['transport']=='tcp' for r in j['results'])
+" || fail "$op $dt results"
+  done
+done
+
+# Bad input: one line on stderr, exit 2, no result file.
+expect_usage() {
+  local want="$1"; shift
+  rm -f "$tmp/bad.json"
+  "$MGBENCH" comm --device cpu --devices 2 --json "$tmp/bad.json" "$@" >"$tmp/bad.out" 2>"$tmp/bad.err"
+  local rc=$?
+  [ "$rc" -eq 2 ] || { cat "$tmp/bad.err"; fail "'$*' exited $rc, expected 2"; }
+  [ "$(wc -l <"$tmp/bad.err")" -eq 1 ] || { cat "$tmp/bad.err"; fail "'$*' printed more than one line"; }
+  grep -q -- "$want" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "'$*' message lacks '$want'"; }
+  [ ! -e "$tmp/bad.json" ] || fail "'$*' wrote a result file"
+}
+expect_usage "reversed" -b 1M -e 8
+expect_usage "at least 1 byte" -b 0 -e 8
+expect_usage "allreduce, reducescatter, allgather, broadcast" --op alltoall
+expect_usage "unknown" --transport carrier-pigeon
+expect_usage "does not apply to --device cpu" --transport shm
+expect_usage "fp32, fp16, bf16" --dtype int8
+expect_usage "K, M or G" -e 12Q
+echo "comm cpu sweep: ok"

@@ -1,0 +1,149 @@
+// Launch detection from crafted environments, and transport environment set/restore.
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <map>
+#include <optional>
+
+#include "comm/transport.h"
+#include "comm/world.h"
+#include "core/error.h"
+
+using namespace mg;
+
+namespace {
+
+const char* kVars[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK",
+                       "PMI_SIZE", "MPI_LOCALRANKID", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS",
+                       "SLURM_LOCALID", "SLURM_LAUNCH_NODE_IPADDR", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+                       "MASTER_ADDR", "MASTER_PORT"};
+
+// Clears every launcher variable for the test and puts the process environment back afterwards.
+class CleanEnv {
+ public:
+  CleanEnv() {
+    for (const char* v : kVars) {
+      const char* old = std::getenv(v);
+      saved_[v] = old ? std::optional<std::string>(old) : std::nullopt;
+      unsetenv(v);
+    }
+  }
+  ~CleanEnv() {
+    for (auto& [k, v] : saved_) {
+      if (v) {
+        setenv(k.c_str(), v->c_str(), 1);
+      } else {
+        unsetenv(k.c_str());
+      }
+    }
+  }
+  void set(const char* k, const char* v) { setenv(k, v, 1); }
+
+ private:
+  std::map<std::string, std::optional<std::string>> saved_;
+};
+
+}  // namespace
+
+TEST_CASE("launch: no launcher variables means one process") {
+  CleanEnv env;
+  const LaunchInfo li = detect_launch();
+  CHECK(li.launcher == "none");
+  CHECK(li.world_size == 1);
+  CHECK(li.rank == 0);
+}
+
+TEST_CASE("launch: Open MPI variables") {
+  CleanEnv env;
+  env.set("OMPI_COMM_WORLD_RANK", "3");
+  env.set("OMPI_COMM_WORLD_SIZE", "4");
+  env.set("OMPI_COMM_WORLD_LOCAL_RANK", "1");
+  LaunchInfo li = detect_launch();
+  CHECK(li.launcher == "mpi");
+  CHECK(li.rank == 3);
+  CHECK(li.world_size == 4);
+  CHECK(li.local_rank == 1);
+  CHECK(li.master_addr.empty());  // rank 0's address comes by MPI broadcast
+  env.set("RANK", "2");           // torchrun-style variables that disagree with mpirun's
+  CHECK_THROWS_WITH(detect_launch(), Catch::Contains("inconsistent") && Catch::Contains("RANK=2"));
+}
+
+TEST_CASE("launch: Slurm variables with the launch node as rendezvous host") {
+  CleanEnv env;
+  env.set("SLURM_PROCID", "1");
+  env.set("SLURM_NTASKS", "8");
+  env.set("SLURM_STEP_NUM_TASKS", "2");
+  env.set("SLURM_LOCALID", "1");
+  env.set("SLURM_LAUNCH_NODE_IPADDR", "10.0.0.5");
+  const LaunchInfo li = detect_launch();
+  CHECK(li.launcher == "slurm");
+  CHECK(li.world_size == 2);  // the step's tasks, not the allocation's
+  CHECK(li.rank == 1);
+  CHECK(li.local_rank == 1);
+  CHECK(li.master_addr == "10.0.0.5");
+  CHECK(li.master_port == 29500);
+}
+
+TEST_CASE("launch: torchrun-style variables and their errors") {
+  CleanEnv env;
+  env.set("RANK", "1");
+  env.set("WORLD_SIZE", "2");
+  env.set("LOCAL_RANK", "0");
+  env.set("MASTER_ADDR", "127.0.0.1");
+  env.set("MASTER_PORT", "29612");
+  LaunchInfo li = detect_launch();
+  CHECK(li.launcher == "env");
+  CHECK(li.rank == 1);
+  CHECK(li.master_port == 29612);
+  env.set("RANK", "2");
+  CHECK_THROWS_AS(detect_launch(), UsageError);  // rank outside the world
+  env.set("RANK", "x");
+  CHECK_THROWS_WITH(detect_launch(), Catch::Contains("RANK='x'"));
+  env.set("RANK", "1");
+  env.set("MASTER_PORT", "70000");
+  CHECK_THROWS_WITH(detect_launch(), Catch::Contains("MASTER_PORT"));
+  env.set("MASTER_PORT", "29612");
+  unsetenv("MASTER_ADDR");
+  CHECK_THROWS_WITH(detect_launch(), Catch::Contains("MASTER_ADDR"));
+  unsetenv("WORLD_SIZE");
+  CHECK_THROWS_WITH(detect_launch(), Catch::Contains("together"));
+}
+
+TEST_CASE("transport: parsing checks names, device applicability and duplicates") {
+  CHECK(parse_transports("auto,p2p,shm,net", DeviceKind::Cuda) == std::vector<std::string>{"auto", "p2p", "shm", "net"});
+  CHECK(parse_transports("tcp,auto", DeviceKind::Cpu) == std::vector<std::string>{"tcp", "auto"});
+  CHECK_THROWS_WITH(parse_transports("nvlink", DeviceKind::Cuda), Catch::Contains("unknown") && Catch::Contains("auto, p2p, shm, net"));
+  CHECK_THROWS_WITH(parse_transports("auto,shm", DeviceKind::Cpu), Catch::Contains("does not apply to --device cpu"));
+  CHECK_THROWS_AS(parse_transports("tcp", DeviceKind::Cuda), UsageError);
+  CHECK_THROWS_AS(parse_transports("auto,,net", DeviceKind::Cuda), UsageError);
+  CHECK_THROWS_WITH(parse_transports("net,net", DeviceKind::Cuda), Catch::Contains("twice"));
+}
+
+TEST_CASE("transport: each entry sets its NCCL variables and restores the previous ones") {
+  setenv("NCCL_P2P_DISABLE", "user-value", 1);
+  unsetenv("NCCL_SHM_DISABLE");
+  {
+    ScopedTransport net("net", DeviceKind::Cuda);
+    CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "1");
+    CHECK(std::string(std::getenv("NCCL_SHM_DISABLE")) == "1");
+    CHECK(net.vars() == std::map<std::string, std::string>{{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}});
+    CHECK(nccl_environment().at("NCCL_SHM_DISABLE") == "1");
+  }
+  CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "user-value");
+  CHECK(std::getenv("NCCL_SHM_DISABLE") == nullptr);
+  {
+    ScopedTransport shm("shm", DeviceKind::Cuda);
+    CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "1");
+    CHECK(std::string(std::getenv("NCCL_SHM_DISABLE")) == "0");
+  }
+  {
+    ScopedTransport aut("auto", DeviceKind::Cuda);  // the user's environment decides
+    CHECK(aut.vars().empty());
+    CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "user-value");
+  }
+  {
+    ScopedTransport tcp("tcp", DeviceKind::Cpu);
+    CHECK(tcp.vars().empty());
+  }
+  unsetenv("NCCL_P2P_DISABLE");
+}
