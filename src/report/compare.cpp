@@ -12,6 +12,7 @@
 #include "report/mann_whitney.h"
 #include "report/result_json.h"
 #include "report/stats.h"
+#include "report/summary.h"
 
 namespace mg {
 
@@ -97,6 +98,18 @@ std::map<RunKey, Located> index_runs(const std::vector<LoadedResult>& side, cons
                                      it->second.file->path, f.path));
       }
     }
+  }
+  return out;
+}
+
+// Derived figures (throughput, efficiency) recomputed from each file's raw samples, so a summary that was
+// edited by hand or written by an older mgbench cannot disagree with the samples the U test judges.
+std::vector<LoadedResult> rederive(const std::vector<LoadedResult>& side) {
+  std::vector<LoadedResult> out = side;
+  for (LoadedResult& f : out) {
+    for (DeviceCountResult& r : f.result.runs)
+      if (!r.samples.empty()) summarize(r);
+    compute_scaling(f.result.runs);
   }
   return out;
 }
@@ -218,8 +231,9 @@ CompareReport compare_results(const std::vector<LoadedResult>& base, const std::
   rep.options = opt;
   for (const LoadedResult& f : base) rep.base_files.push_back(f.path);
   for (const LoadedResult& f : next) rep.new_files.push_back(f.path);
-  const std::map<RunKey, Located> bi = index_runs(base, "BASE");
-  const std::map<RunKey, Located> ni = index_runs(next, "NEW");
+  const std::vector<LoadedResult> base_fresh = rederive(base), next_fresh = rederive(next);
+  const std::map<RunKey, Located> bi = index_runs(base_fresh, "BASE");
+  const std::map<RunKey, Located> ni = index_runs(next_fresh, "NEW");
 
   std::set<std::pair<const LoadedResult*, const LoadedResult*>> file_pairs;
   for (const auto& [key, b] : bi) {
