@@ -72,7 +72,8 @@ bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vect
   for (size_t i = 0; i < m.layers.size(); ++i) {
     const LayerDesc& l = m.layers[i];
     for (int in : l.inputs)
-      if (in < 0 || static_cast<size_t>(in) >= i) bad_model(m, i, "input " + std::to_string(in) + " is not an earlier layer");
+      if (in < 0 || static_cast<size_t>(in) >= i)
+        bad_model(m, i, "input " + std::to_string(in) + " is not an earlier layer");
     switch (l.kind) {
       case LayerKind::Input:
         if (i != 0) bad_model(m, i, "only layer 0 may be the input");

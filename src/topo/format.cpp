@@ -51,10 +51,13 @@ std::string table(const std::vector<std::vector<std::string>>& rows, const std::
   return out;
 }
 
-std::string matrix(const json& m, const json& gpus, bool affinity) {
+// GPU rows; columns GPUs, then NICs (as many as nic_matrix rows have), then CPU/NUMA affinity if asked.
+std::string matrix(const json& m, const json& gpus, bool affinity, const json& nic_matrix = json::array()) {
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> head{""};
   for (size_t j = 0; j < m.size(); ++j) head.push_back("GPU" + std::to_string(j));
+  const size_t nics = nic_matrix.empty() || !nic_matrix[0].is_array() ? 0 : nic_matrix[0].size();
+  for (size_t j = 0; j < nics; ++j) head.push_back("NIC" + std::to_string(j));
   if (affinity) {
     head.push_back("CPU Affinity");
     head.push_back("NUMA Affinity");
@@ -63,6 +66,10 @@ std::string matrix(const json& m, const json& gpus, bool affinity) {
   for (size_t i = 0; i < m.size(); ++i) {
     std::vector<std::string> r{"GPU" + std::to_string(i)};
     for (const json& cell : m[i]) r.push_back(cell.is_string() ? cell.get<std::string>() : "?");
+    for (size_t j = 0; j < nics; ++j) {
+      const json& cell = i < nic_matrix.size() && j < nic_matrix[i].size() ? nic_matrix[i][j] : json();
+      r.push_back(cell.is_string() ? cell.get<std::string>() : "?");
+    }
     if (affinity) {
       const json& g = i < gpus.size() ? gpus[i] : json::object();
       const std::string cpus = str(g, "cpu_affinity");
@@ -113,7 +120,7 @@ std::string format_topology(const json& r) {
     out += fmt::format("GPUs: {}{}\n", gpus.size(), driver.empty() ? "" : " (driver " + driver + ")");
     const json& m = arr(r, "gpu_matrix");
     if (!m.empty()) {
-      out += "\n" + matrix(m, gpus, true);
+      out += "\n" + matrix(m, gpus, true, arr(r, "gpu_nic_matrix"));
       out += "\nLegend:\n"
              "  X    = Self\n"
              "  SYS  = Connection traversing PCIe as well as the SMP interconnect between NUMA nodes (e.g., QPI/UPI)\n"
@@ -123,7 +130,13 @@ std::string format_topology(const json& r) {
              "  PXB  = Connection traversing multiple PCIe bridges (without traversing the PCIe Host Bridge)\n"
              "  PIX  = Connection traversing at most a single PCIe bridge\n"
              "  NV#  = Connection traversing a bonded set of # NVLinks\n"
-             "  ?    = NVML could not tell\n";
+             "  ?    = NVML (or, for NICs, sysfs) could not tell\n";
+      const json& nics = arr(r, "nics");
+      if (!nics.empty() && !arr(r, "gpu_nic_matrix").empty()) {
+        out += "\nNIC Legend:\n";
+        for (size_t j = 0; j < nics.size(); ++j)
+          out += fmt::format("  NIC{}: {}\n", j, str(nics[j], "name"));
+      }
     }
     const json& p2p = arr(r, "p2p_read");
     if (!p2p.empty()) {

@@ -137,7 +137,14 @@ nlohmann::json discover_network(const std::string& sysfs_root) {
                        {"rate", read_line(p / "rate")},
                        {"link_layer", read_line(p / "link_layer")}});
     }
-    ib.push_back({{"name", dev}, {"ports", ports}});
+    std::error_code ec;
+    const fs::path pci = fs::read_symlink(ibdir / dev / "device", ec);
+    const bool on_pci = !ec && looks_like_pci_id(pci.filename().string());
+    const std::string node = on_pci ? read_line(ibdir / dev / "device" / "numa_node") : "";
+    ib.push_back({{"name", dev},
+                  {"pci_bus_id", on_pci ? pci.filename().string() : ""},
+                  {"numa_node", node.empty() ? -1 : std::atoi(node.c_str())},
+                  {"ports", ports}});
   }
   return {{"interfaces", interfaces}, {"infiniband", ib}};
 }

@@ -33,6 +33,16 @@ int pcie_gen_from_speed(const std::string& speed);
 // NVML spells bus ids "00000000:1B:00.0"; sysfs "0000:1b:00.0". Returns the sysfs spelling.
 std::string normalize_bus_id(const std::string& id);
 
+// nvidia-smi's link class ("PIX", "PXB", "PHB", "NODE", "SYS"; "?" when sysfs does not place both) between
+// two PCI devices, from their positions in <sysfs_root>/devices. numa_* break the tie between host bridges.
+std::string pci_distance(const std::string& sysfs_root, const std::string& a, const std::string& b, int numa_a,
+                         int numa_b);
+
+// {nics: [{name, pci_bus_id}], gpu_nic_matrix: GPUs x NICs}: the InfiniBand devices, then the network
+// interfaces on a PCI device of their own, each placed relative to every GPU.
+nlohmann::json gpu_nic_affinity(const nlohmann::json& gpus, const nlohmann::json& network,
+                                const std::string& sysfs_root = "/sys");
+
 // NCCL's NCCL_SOCKET_IFNAME rule: comma-separated prefixes, "^" to exclude, "=" for exact names; unset
 // means every interface except docker* and lo.
 bool nccl_socket_accepts(const std::string& ifname, const char* nccl_socket_ifname);

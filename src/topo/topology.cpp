@@ -10,6 +10,7 @@ nlohmann::json discover_topology() {
   report.update(topo::discover_gpus());
   report.update(topo::discover_cpu());
   report["network"] = topo::discover_network();
+  report.update(topo::gpu_nic_affinity(report["gpus"], report["network"]));
   return report;
 }
 

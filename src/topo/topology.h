@@ -14,7 +14,9 @@
 //   numa: [{os_index, memory_bytes, cpuset}]
 //   network: {interfaces: [{name, addresses: [string], up, loopback, speed_mbps (-1 unknown), pci_bus_id,
 //             numa_node, nccl_socket (would NCCL's socket transport consider it, given NCCL_SOCKET_IFNAME)}],
-//             infiniband: [{name, ports: [{port, state, rate, link_layer}]}]}
+//             infiniband: [{name, pci_bus_id, numa_node, ports: [{port, state, rate, link_layer}]}]}
+//   nics: [{name, pci_bus_id, numa_node}]: IB devices, then interfaces on a PCI device of their own
+//   gpu_nic_matrix: GPUs x NICs, the classes of gpu_matrix without NV# (how close GPUDirect RDMA would be)
 #pragma once
 #include <string>
 

@@ -31,6 +31,11 @@ json four_gpus() {
             {"SYS", "PXB", "NV12", "X"}}},
           {"p2p_read", {{"X", "OK", "OK", "NS"}, {"OK", "X", "NS", "OK"}, {"OK", "NS", "X", "OK"},
                         {"NS", "OK", "OK", "X"}}},
+          {"nics", {{{"name", "mlx5_0"}, {"pci_bus_id", "0000:0c:00.0"}, {"numa_node", 0}},
+                    {{"name", "mlx5_1"}, {"pci_bus_id", "0000:8c:00.0"}, {"numa_node", 1}}}},
+          // json::array: a braced pair of strings would read as an object member
+          {"gpu_nic_matrix", json::array({json::array({"PIX", "SYS"}), json::array({"PXB", "SYS"}),
+                                          json::array({"SYS", "PIX"}), json::array({"SYS", "PXB"})})},
           {"cpu", {{"model", "Test CPU"}, {"packages", 2}, {"cores", 32}, {"pus", 64}}},
           {"numa", {{{"os_index", 0}, {"memory_bytes", 1073741824.0 * 256}, {"cpuset", "0-15"}},
                     {{"os_index", 1}, {"memory_bytes", 1073741824.0 * 256}, {"cpuset", "16-31"}}}},
@@ -77,18 +82,20 @@ TEST_CASE("the GPU matrix reads like nvidia-smi topo -m") {
   const std::string text = mg::format_topology(four_gpus());
   INFO(text);
   const std::string head = line_starting(text, "GPU0", "GPUs: 4 (driver 550.54.15)");
-  CHECK(words(head) == std::vector<std::string>{"GPU0", "GPU1", "GPU2", "GPU3", "CPU", "Affinity", "NUMA",
-                                                 "Affinity"});
+  CHECK(words(head) == std::vector<std::string>{"GPU0", "GPU1", "GPU2", "GPU3", "NIC0", "NIC1", "CPU",
+                                                 "Affinity", "NUMA", "Affinity"});
   const std::string row0 = line_starting(text, "GPU0", head);
   const std::string row2 = line_starting(text, "GPU2", head);
-  CHECK(words(row0) == std::vector<std::string>{"GPU0", "X", "NV4", "PXB", "SYS", "0-15", "0"});
-  CHECK(words(row2) == std::vector<std::string>{"GPU2", "PXB", "SYS", "X", "NV12", "16-31", "1"});
+  CHECK(words(row0) == std::vector<std::string>{"GPU0", "X", "NV4", "PXB", "SYS", "PIX", "SYS", "0-15", "0"});
+  CHECK(words(row2) == std::vector<std::string>{"GPU2", "PXB", "SYS", "X", "NV12", "SYS", "PIX", "16-31", "1"});
+  CHECK(row2.find("PIX") == head.find("NIC1"));
   // columns line up under their headers
   CHECK(row0.find("NV4") == head.find("GPU1"));
   CHECK(row2.find("NV12") == head.find("GPU3"));
   CHECK(row0.find("0-15") == head.find("CPU Affinity"));
   CHECK(text.find("  NV#  = Connection traversing a bonded set of # NVLinks") != std::string::npos);
   CHECK(text.find("  PXB  = Connection traversing multiple PCIe bridges") != std::string::npos);
+  CHECK(text.find("NIC Legend:\n  NIC0: mlx5_0\n  NIC1: mlx5_1\n") != std::string::npos);
 }
 
 TEST_CASE("the text report carries P2P, GPU details, NUMA and network") {

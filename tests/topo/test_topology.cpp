@@ -58,6 +58,8 @@ TEST_CASE("the report of this machine is complete JSON") {
   const size_t n = r["gpus"].size();
   CHECK(r["gpu_matrix"].size() == n);
   CHECK(r["p2p_read"].size() == n);
+  REQUIRE(r["nics"].is_array());
+  CHECK(r["gpu_nic_matrix"].size() == n);
   if (n == 0) {
     // no GPU (this build machine): NVML either is absent, with the reason, or reports zero devices
     CHECK((!r["nvml"]["available"].get<bool>() == !r["nvml"]["reason"].get<std::string>().empty()));

@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# `mgbench topo` end to end: text and JSON reports, also on a machine without GPUs (exit 0, "no GPUs").
+set -euo pipefail
+if [[ -z "${MGBENCH:-}" || ! -x "$MGBENCH" ]]; then echo "skipped: MGBENCH is not an executable ('${MGBENCH:-}')"; exit 77; fi
+if ! command -v python3 >/dev/null; then echo "skipped: python3 is needed to read the JSON"; exit 77; fi
+tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+fail() { echo "FAIL: $*"; exit 1; }
+
+"$MGBENCH" topo >"$tmp/topo.txt" || fail "mgbench topo exited $?"
+grep -q '^Host: ' "$tmp/topo.txt" || fail "no host line"
+grep -q '^NUMA node ' "$tmp/topo.txt" || fail "no NUMA line"
+grep -Eq '^  lo +up +loopback' "$tmp/topo.txt" || fail "loopback interface missing"
+grep -Eq '^GPUs: ' "$tmp/topo.txt" || fail "no GPU line"
+
+"$MGBENCH" topo --json "$tmp/topo.json" >"$tmp/text2.txt" || fail "topo --json FILE exited $?"
+grep -q '^Host: ' "$tmp/text2.txt" || fail "topo --json FILE should still print the text report"
+"$MGBENCH" topo --json - >"$tmp/stdout.json" || fail "topo --json - exited $?"
+for f in "$tmp/topo.json" "$tmp/stdout.json"; do
+  python3 - "$f" "$tmp/topo.txt" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+for key in ("host", "nvml", "gpus", "gpu_matrix", "p2p_read", "cpu", "numa", "network", "nics", "gpu_nic_matrix"):
+    assert key in r, key
+assert r["cpu"]["pus"] >= 1 and len(r["numa"]) >= 1
+assert any(i["name"] == "lo" and i["loopback"] for i in r["network"]["interfaces"])
+n = len(r["gpus"])
+assert len(r["gpu_matrix"]) == n and all(len(row) == n for row in r["gpu_matrix"])
+text = open(sys.argv[2]).read()
+if n == 0:
+    assert "GPUs: no GPUs" in text, "a machine without GPUs must say so"
+else:
+    assert "GPU0" in text and "Legend:" in text
+PY
+done
+
+if "$MGBENCH" topo --json "$tmp/no/such/dir/t.json" >"$tmp/out" 2>&1; then fail "an unwritable --json path was accepted"; fi
+[[ ! -e "$tmp/no/such/dir/t.json" ]] || fail "a file was written"
+echo "ok"
