@@ -206,6 +206,9 @@ bool CudaBackend::query(Event& e) {
 }
 
 double CudaBackend::elapsed_seconds(Event& start, Event& end) {
+  // Like the CPU backend, wait for both rather than fail with cudaErrorNotReady.
+  MG_CHECK_CUDA(cudaEventSynchronize(as_cuda(start)));
+  MG_CHECK_CUDA(cudaEventSynchronize(as_cuda(end)));
   float ms = 0;
   MG_CHECK_CUDA(cudaEventElapsedTime(&ms, as_cuda(start), as_cuda(end)));
   return static_cast<double>(ms) * 1e-3;

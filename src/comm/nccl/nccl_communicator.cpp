@@ -139,6 +139,7 @@ class NcclCommunicator final : public Communicator {
     throw_if_failed();
     auto st = static_cast<cudaStream_t>(be.native_stream(s));
     const ncclDataType_t t = nccl_dtype(dt);
+    MG_CHECK_CUDA(cudaSetDevice(device_));  // NCCL enqueues on the current device's context
     std::lock_guard<std::mutex> lk(*group_->mu[index_]);
     throw_if_failed();
     ncclResult_t r = ncclSuccess;
@@ -152,7 +153,8 @@ class NcclCommunicator final : public Communicator {
     if (r == ncclInProgress) r = wait_state(comm_, deadline_after(timeout_s_));
     if (r == ncclInProgress) {
       fail_locked(std::string("NCCL ") + collective_name(op) + " on rank " + std::to_string(rank_) +
-                  " could not be enqueued within " + std::to_string(timeout_s_) + " s (a peer rank is missing)");
+                  " could not be enqueued within " + std::to_string(static_cast<int>(timeout_s_)) +
+                  " s (--comm-timeout): a peer rank is missing");
       throw_if_failed();
     }
     if (r != ncclSuccess) {
