@@ -35,6 +35,7 @@ void GlooCommunicator::collective(CollectiveOp op, const void* send, void* recv,
 
 void GlooCommunicator::run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) {
   std::lock_guard<std::mutex> lk(mu_);
+  if (!failure_.empty()) throw Error(failure_);
   if (aborted_.load()) throw Error("rank " + std::to_string(rank()) + ": communicator was aborted");
   const uint64_t seq = ++seq_;
   monitor_->entered(rank(), seq);
@@ -129,12 +130,13 @@ void GlooCommunicator::fail(CollectiveOp op, uint64_t seq, const std::exception&
   const std::vector<int> lost = monitor_->lost(rank(), seq, std::min(2.0, timeout_s_));
   const std::string what = std::string(collective_name(op)) + " #" + std::to_string(seq) + " on rank " +
                            std::to_string(rank()) + " failed: " + e.what();
-  if (!lost.empty()) throw Error(describe_lost(lost) + ": " + what);
-  throw Error(what);
+  failure_ = lost.empty() ? what : describe_lost(lost) + ": " + what;
+  throw Error(failure_);
 }
 
 void GlooCommunicator::barrier() {
   std::lock_guard<std::mutex> lk(mu_);
+  if (!failure_.empty()) throw Error(failure_);
   if (aborted_.load()) throw Error("rank " + std::to_string(rank()) + ": communicator was aborted");
   const uint64_t seq = ++seq_;
   monitor_->entered(rank(), seq);
@@ -146,7 +148,8 @@ void GlooCommunicator::barrier() {
   } catch (const std::exception& e) {
     const std::vector<int> lost = monitor_->lost(rank(), seq, std::min(2.0, timeout_s_));
     const std::string what = "barrier on rank " + std::to_string(rank()) + " failed: " + e.what();
-    throw Error(lost.empty() ? what : describe_lost(lost) + ": " + what);
+    failure_ = lost.empty() ? what : describe_lost(lost) + ": " + what;
+    throw Error(failure_);
   }
 }
 

@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <memory>
 #include <mutex>
+#include <string>
 #include <vector>
 
 #include <gloo/context.h>
@@ -47,6 +48,7 @@ class GlooCommunicator final : public Communicator {
   uint64_t seq_ = 0;
   std::vector<uint8_t> scratch_;
   std::atomic<bool> aborted_{false};
+  std::string failure_;  // first failure; a Gloo context is unusable after one, so later calls repeat it
 };
 
 }  // namespace mg
