@@ -1,6 +1,7 @@
 #include "report/result_json.h"
 
 #include <algorithm>
+#include <cmath>
 #include <fstream>
 #include <sstream>
 
@@ -96,7 +97,8 @@ json run_json(const DeviceCountResult& r) {
           {"breakdown", breakdown_json(r.breakdown)},
           {"allreduce", allreduce_json(r.allreduce)},
           {"peak_memory_bytes", r.peak_memory_bytes},
-          {"final_loss", r.final_loss},
+          // A diverged or loss-less (input-only) run has no finite loss; JSON has no NaN, so it is null.
+          {"final_loss", std::isfinite(r.final_loss) ? json(r.final_loss) : json(nullptr)},
           {"overflow_steps", r.overflow_steps},
           {"skipped_images", r.skipped_images},
           {"input_only", r.input_only},
@@ -326,7 +328,7 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
     r.allreduce.per_bucket.push_back({rd.get<size_t>(pb[i], bw, "bytes"), rd.get<double>(pb[i], bw, "time_s")});
   }
   r.peak_memory_bytes = rd.get<size_t>(j, w, "peak_memory_bytes");
-  r.final_loss = rd.get<double>(j, w, "final_loss");
+  r.final_loss = rd.at(j, w, "final_loss").is_null() ? std::nan("") : rd.get<double>(j, w, "final_loss");
   r.overflow_steps = rd.get<int64_t>(j, w, "overflow_steps");
   r.skipped_images = rd.get<int64_t>(j, w, "skipped_images");
   r.input_only = rd.get<bool>(j, w, "input_only");

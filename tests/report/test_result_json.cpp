@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -48,6 +49,12 @@ TEST_CASE("result JSON round-trips through the reader") {
   CHECK(back.runs.at(2).samples.at(3).comm_exposed == r.runs.at(2).samples.at(3).comm_exposed);
   CHECK(back.config.device_counts == r.config.device_counts);
   CHECK(back.runs.at(2).replica_checksums == r.runs.at(2).replica_checksums);
+
+  RunResult no_loss = r;
+  no_loss.runs.at(0).final_loss = std::nan("");
+  const json nj = to_json(no_loss);
+  CHECK(nj.at("runs").at(0).at("final_loss").is_null());
+  CHECK(std::isnan(result_from_json(nj, "x.json").runs.at(0).final_loss));
 
   RunResult diverged = r;
   diverged.runs.at(1).replica_checksums.at(1) ^= 1;
