@@ -48,10 +48,31 @@ __global__ void sums_to_grad_k(float* dst, const double* sums, int64_t channels,
   if (c < channels) dst[c] = static_cast<float>(accumulate ? dst[c] + sums[c] : sums[c]);
 }
 
+// Per-channel element-wise kernels run on a (channel, row) grid: each thread owns one channel, so its
+// coefficients stay in registers and no index is divided by C (a 64-bit modulo per element would make these
+// memory-bound kernels compute-bound); a warp still reads 32 consecutive channels of a row.
+constexpr int kRowsPerThread = 16;
+
+dim3 channel_grid(int64_t rows, int64_t channels) {
+  int64_t gy = (rows + kRows * kRowsPerThread - 1) / (kRows * kRowsPerThread);
+  if (gy > 65535) gy = 65535;
+  if (gy < 1) gy = 1;
+  return dim3(static_cast<unsigned>((channels + kCols - 1) / kCols), static_cast<unsigned>(gy));
+}
+
+#define MG_CHANNEL_ROWS(r, rows)                                                     \
+  for (int64_t r = static_cast<int64_t>(blockIdx.y) * kRows + threadIdx.y; r < (rows); \
+       r += static_cast<int64_t>(gridDim.y) * kRows)
+
 template <typename T>
-__global__ void add_bias_k(T* out, const T* in, const float* bias, int64_t n, int64_t channels) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
-    out[i] = from_f32<T>(to_f32(in[i]) + bias[i % channels]);
+__global__ void add_bias_k(T* out, const T* in, const float* bias, int64_t rows, int64_t channels) {
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * kCols + threadIdx.x;
+  if (c >= channels) return;
+  const float b = bias[c];
+  MG_CHANNEL_ROWS(r, rows) {
+    const int64_t i = r * channels + c;
+    out[i] = from_f32<T>(to_f32(in[i]) + b);
+  }
 }
 
 __global__ void bn_stats_k(const double* sums, int64_t rows, int64_t channels, const float* gamma,
@@ -83,10 +104,13 @@ __global__ void bn_infer_coef_k(const float* rmean, const float* rvar, const flo
 }
 
 template <typename T>
-__global__ void bn_apply_k(const T* x, T* y, const float* coef, int64_t n, int64_t channels) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t c = i % channels;
-    y[i] = from_f32<T>(to_f32(x[i]) * coef[c] + coef[channels + c]);
+__global__ void bn_apply_k(const T* x, T* y, const float* coef, int64_t rows, int64_t channels) {
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * kCols + threadIdx.x;
+  if (c >= channels) return;
+  const float a = coef[c], b = coef[channels + c];
+  MG_CHANNEL_ROWS(r, rows) {
+    const int64_t i = r * channels + c;
+    y[i] = from_f32<T>(to_f32(x[i]) * a + b);
   }
 }
 
@@ -104,14 +128,18 @@ __global__ void bn_bwd_finalize_k(const double* sums, int64_t rows, int64_t chan
 }
 
 template <typename T>
-__global__ void bn_bwd_apply_k(const T* x, const T* dy, T* dx, const float* mean, const float* coef, int64_t n,
+__global__ void bn_bwd_apply_k(const T* x, const T* dy, T* dx, const float* mean, const float* coef, int64_t rows,
                                int64_t channels) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
-    const int64_t c = i % channels;
-    const float xm = to_f32(x[i]) - mean[c];
-    dx[i] = from_f32<T>(coef[c] * (to_f32(dy[i]) - coef[channels + c] - xm * coef[2 * channels + c]));
+  const int64_t c = static_cast<int64_t>(blockIdx.x) * kCols + threadIdx.x;
+  if (c >= channels) return;
+  const float mu = mean[c], k1 = coef[c], k2 = coef[channels + c], k3 = coef[2 * channels + c];
+  MG_CHANNEL_ROWS(r, rows) {
+    const int64_t i = r * channels + c;
+    dx[i] = from_f32<T>(k1 * (to_f32(dy[i]) - k2 - (to_f32(x[i]) - mu) * k3));
   }
 }
+
+#undef MG_CHANNEL_ROWS
 
 unsigned channel_blocks(int64_t channels) { return static_cast<unsigned>((channels + 255) / 256); }
 
@@ -142,11 +170,11 @@ void sums_to_grad(float* dst, const double* sums, int64_t channels, bool accumul
 
 void add_channel_bias(void* out, const void* in, const float* bias, DType dt, int64_t rows, int64_t channels,
                       cudaStream_t s) {
-  const int64_t n = rows * channels;
-  if (n <= 0) return;
+  if (rows <= 0 || channels <= 0) return;
   dispatch_float(dt, [&](auto t) {
     using T = decltype(t);
-    add_bias_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<T*>(out), static_cast<const T*>(in), bias, n, channels);
+    add_bias_k<T><<<channel_grid(rows, channels), dim3(kCols, kRows), 0, s>>>(
+        static_cast<T*>(out), static_cast<const T*>(in), bias, rows, channels);
   });
   MG_CHECK_LAUNCH();
 }
@@ -168,11 +196,11 @@ void bn_inference_coef(const float* running_mean, const float* running_var, cons
 
 void bn_apply(const void* x, void* y, const float* coef, DType dt, int64_t rows, int64_t channels,
               cudaStream_t s) {
-  const int64_t n = rows * channels;
-  if (n <= 0) return;
+  if (rows <= 0 || channels <= 0) return;
   dispatch_float(dt, [&](auto t) {
     using T = decltype(t);
-    bn_apply_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), coef, n, channels);
+    bn_apply_k<T><<<channel_grid(rows, channels), dim3(kCols, kRows), 0, s>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), coef, rows, channels);
   });
   MG_CHECK_LAUNCH();
 }
@@ -187,12 +215,11 @@ void bn_backward_finalize(const double* sums, int64_t rows, int64_t channels, co
 
 void bn_backward_apply(const void* x, const void* dy, void* dx, const float* mean, const float* coef, DType dt,
                        int64_t rows, int64_t channels, cudaStream_t s) {
-  const int64_t n = rows * channels;
-  if (n <= 0) return;
+  if (rows <= 0 || channels <= 0) return;
   dispatch_float(dt, [&](auto t) {
     using T = decltype(t);
-    bn_bwd_apply_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(dy),
-                                                   static_cast<T*>(dx), mean, coef, n, channels);
+    bn_bwd_apply_k<T><<<channel_grid(rows, channels), dim3(kCols, kRows), 0, s>>>(
+        static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(dx), mean, coef, rows, channels);
   });
   MG_CHECK_LAUNCH();
 }
