@@ -182,7 +182,9 @@ PairComparison judge(const RunKey& key, const Located& b, const Located& n, cons
       p.comm_exposed_growth = true;
   }
 
-  if (key.devices > 1 && p.base.scaling_efficiency > 0 && p.next.scaling_efficiency > 0 &&
+  // Like the verdict, an efficiency claim needs enough steps behind it.
+  if (p.verdict != Verdict::InsufficientSamples && key.devices > 1 && p.base.scaling_efficiency > 0 &&
+      p.next.scaling_efficiency > 0 &&
       p.base.scaling_efficiency - p.next.scaling_efficiency > opt.efficiency_threshold)
     p.efficiency_drop = true;
   return p;

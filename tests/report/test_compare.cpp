@@ -131,6 +131,12 @@ TEST_CASE("compare: too few samples give no verdict rather than a guess") {
   CHECK(r.exit_status() == 0);
   CHECK(compare_to_json(r).at("pairs").at(0).at("p_value").is_null());
   CHECK(format_compare_table(r).find("insufficient samples") != std::string::npos);
+
+  // Nor an efficiency verdict: 90% -> 80% over 4 steps is not evidence.
+  const CompareReport e = compare(side("b", {1, 2}, {0.1, 0.1111}, 0.01, 31, 4),
+                                  side("n", {1, 2}, {0.0889, 0.1111}, 0.01, 32, 4));
+  CHECK_FALSE(e.pairs.at(1).efficiency_drop);
+  CHECK(e.exit_status() == 0);
 }
 
 TEST_CASE("compare: a scaling-efficiency drop beyond the threshold fails the comparison") {
