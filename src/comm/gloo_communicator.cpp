@@ -156,7 +156,8 @@ void GlooCommunicator::barrier() {
 void GlooCommunicator::abort() {
   if (aborted_.exchange(true)) return;
   monitor_->left(rank());
-  // Closing the pairs makes every peer blocked on us fail now rather than at its timeout.
+  // Closing the pairs makes every peer blocked on us fail now rather than at its timeout. (An operation of
+  // our own still in flight ends when its peers close their side too, or at the timeout.)
   MG_CHECK_GLOO(ctx_->closeConnections());
 }
 

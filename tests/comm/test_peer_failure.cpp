@@ -152,3 +152,20 @@ TEST_CASE("two processes all-reduce over the TCP store; a killed peer process is
   CHECK_THROWS_WITH(be->synchronize(StreamKind::Comm), Catch::Contains("rank 1 lost"));
   CHECK(seconds_since(t0) < 5 + 3);
 }
+
+TEST_CASE("abort from another thread releases the peers blocked on that rank long before the timeout") {
+  test::CpuWorld w = test::make_cpu_world(2, 30, "abort");
+  std::vector<float> buf(1 << 16, 1.0f);
+  const auto t0 = std::chrono::steady_clock::now();
+  w.comms[1]->allreduce_sum(buf.data(), buf.size(), DType::F32, *w.backends[1]);  // rank 0 never joins
+  std::thread aborter([&] {
+    std::this_thread::sleep_for(200ms);
+    w.comms[0]->abort();
+  });
+  CHECK_THROWS_WITH(w.backends[1]->synchronize(StreamKind::Comm), Catch::Contains("rank 0 lost"));
+  aborter.join();
+  CHECK(seconds_since(t0) < 10);
+  // An aborted communicator refuses further work at once.
+  w.comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32, *w.backends[0]);
+  CHECK_THROWS_WITH(w.backends[0]->synchronize(StreamKind::Comm), Catch::Contains("aborted"));
+}
