@@ -141,6 +141,73 @@ __global__ void bn_bwd_apply_k(const T* x, const T* dy, T* dx, const float* mean
 
 #undef MG_CHANNEL_ROWS
 
+// Vector forms for C a multiple of the pack width (every ResNet/VGG/Inception layer): a thread owns one pack of
+// consecutive channels; a block is (packs across, rows down), narrowed to the channel count so small C still
+// reads whole contiguous rows.
+struct PackGrid {
+  dim3 grid, block;
+};
+
+PackGrid pack_grid(int64_t rows, int64_t cpacks) {
+  unsigned bx = 1;
+  while (bx < 32 && bx < cpacks) bx *= 2;
+  const unsigned by = 256 / bx;
+  int64_t gy = (rows + by * kRowsPerThread - 1) / (by * kRowsPerThread);
+  gy = gy < 1 ? 1 : (gy > 65535 ? 65535 : gy);
+  return {dim3(static_cast<unsigned>((cpacks + bx - 1) / bx), static_cast<unsigned>(gy)), dim3(bx, by)};
+}
+
+#define MG_PACK_ROWS(r, rows)                                                                          \
+  for (int64_t r = static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; r < (rows);          \
+       r += static_cast<int64_t>(gridDim.y) * blockDim.y)
+
+template <typename T>
+__global__ void bn_apply_vec_k(const Pack<T>* x, Pack<T>* y, const float* coef, int64_t rows, int64_t cpacks,
+                               int64_t channels) {
+  constexpr int N = Pack<T>::N;
+  const int64_t cp = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (cp >= cpacks) return;
+  float a[N], b[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    a[k] = coef[cp * N + k];
+    b[k] = coef[channels + cp * N + k];
+  }
+  MG_PACK_ROWS(r, rows) {
+    Pack<T> p = x[r * cpacks + cp];
+#pragma unroll
+    for (int k = 0; k < N; ++k) p.v[k] = from_f32<T>(to_f32(p.v[k]) * a[k] + b[k]);
+    y[r * cpacks + cp] = p;
+  }
+}
+
+template <typename T>
+__global__ void bn_bwd_apply_vec_k(const Pack<T>* x, const Pack<T>* dy, Pack<T>* dx, const float* mean,
+                                   const float* coef, int64_t rows, int64_t cpacks, int64_t channels) {
+  constexpr int N = Pack<T>::N;
+  const int64_t cp = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  if (cp >= cpacks) return;
+  float mu[N], k1[N], k2[N], k3[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    const int64_t c = cp * N + k;
+    mu[k] = mean[c];
+    k1[k] = coef[c];
+    k2[k] = coef[channels + c];
+    k3[k] = coef[2 * channels + c];
+  }
+  MG_PACK_ROWS(r, rows) {
+    const Pack<T> xv = x[r * cpacks + cp];
+    Pack<T> g = dy[r * cpacks + cp];
+#pragma unroll
+    for (int k = 0; k < N; ++k)
+      g.v[k] = from_f32<T>(k1[k] * (to_f32(g.v[k]) - k2[k] - (to_f32(xv.v[k]) - mu[k]) * k3[k]));
+    dx[r * cpacks + cp] = g;
+  }
+}
+
+#undef MG_PACK_ROWS
+
 unsigned channel_blocks(int64_t channels) { return static_cast<unsigned>((channels + 255) / 256); }
 
 }  // namespace
@@ -199,8 +266,15 @@ void bn_apply(const void* x, void* y, const float* coef, DType dt, int64_t rows,
   if (rows <= 0 || channels <= 0) return;
   dispatch_float(dt, [&](auto t) {
     using T = decltype(t);
-    bn_apply_k<T><<<channel_grid(rows, channels), dim3(kCols, kRows), 0, s>>>(
-        static_cast<const T*>(x), static_cast<T*>(y), coef, rows, channels);
+    if (packable<T>(channels, {x, y})) {
+      const int64_t cpacks = channels / Pack<T>::N;
+      const PackGrid g = pack_grid(rows, cpacks);
+      bn_apply_vec_k<T><<<g.grid, g.block, 0, s>>>(static_cast<const Pack<T>*>(x), static_cast<Pack<T>*>(y), coef,
+                                                   rows, cpacks, channels);
+    } else {
+      bn_apply_k<T><<<channel_grid(rows, channels), dim3(kCols, kRows), 0, s>>>(
+          static_cast<const T*>(x), static_cast<T*>(y), coef, rows, channels);
+    }
   });
   MG_CHECK_LAUNCH();
 }
@@ -218,8 +292,16 @@ void bn_backward_apply(const void* x, const void* dy, void* dx, const float* mea
   if (rows <= 0 || channels <= 0) return;
   dispatch_float(dt, [&](auto t) {
     using T = decltype(t);
-    bn_bwd_apply_k<T><<<channel_grid(rows, channels), dim3(kCols, kRows), 0, s>>>(
-        static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(dx), mean, coef, rows, channels);
+    if (packable<T>(channels, {x, dy, dx})) {
+      const int64_t cpacks = channels / Pack<T>::N;
+      const PackGrid g = pack_grid(rows, cpacks);
+      bn_bwd_apply_vec_k<T><<<g.grid, g.block, 0, s>>>(static_cast<const Pack<T>*>(x),
+                                                       static_cast<const Pack<T>*>(dy), static_cast<Pack<T>*>(dx),
+                                                       mean, coef, rows, cpacks, channels);
+    } else {
+      bn_bwd_apply_k<T><<<channel_grid(rows, channels), dim3(kCols, kRows), 0, s>>>(
+          static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(dx), mean, coef, rows, channels);
+    }
   });
   MG_CHECK_LAUNCH();
 }

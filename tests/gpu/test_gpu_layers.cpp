@@ -172,6 +172,7 @@ TEST_CASE("CUDA batch norm matches the CPU backend", "[gpu][layers]") {
   for (Precision p : gpu_precisions()) {
     compare_layer(d, {Shape{4, 16, 6, 6}}, p);
     compare_layer(d, {Shape{3, 40, 1, 1}}, p);  // more channels than one block row, few rows
+    compare_layer(d, {Shape{2, 6, 5, 5}}, p);   // channels not a multiple of the vector width
   }
 }
 
@@ -203,6 +204,9 @@ TEST_CASE("CUDA element-wise layers match the CPU backend", "[gpu][layers]") {
   for (Precision p : gpu_precisions()) {
     compare_layer(simple(LayerKind::Relu, "relu"), {Shape{2, 8, 5, 5}}, p);
     compare_layer(simple(LayerKind::Add, "add"), {Shape{2, 8, 5, 5}, Shape{2, 8, 5, 5}}, p);
+    // Sizes that are not a whole number of 16-byte vectors take the scalar kernels.
+    compare_layer(simple(LayerKind::Relu, "relu_odd"), {Shape{1, 3, 5, 5}}, p);
+    compare_layer(simple(LayerKind::Add, "add_odd"), {Shape{1, 3, 5, 5}, Shape{1, 3, 5, 5}}, p);
     compare_layer(simple(LayerKind::Concat, "concat"), {Shape{2, 4, 5, 5}, Shape{2, 8, 5, 5}, Shape{2, 3, 5, 5}}, p);
     compare_layer(simple(LayerKind::Flatten, "flatten"), {Shape{2, 4, 3, 3}}, p);
     compare_layer(drop, {Shape{2, 8, 6, 6}}, p);
