@@ -208,6 +208,62 @@ __global__ void bn_bwd_apply_vec_k(const Pack<T>* x, const Pack<T>* dy, Pack<T>*
 
 #undef MG_PACK_ROWS
 
+// channel_sums for C a multiple of the pack width: a thread owns a pack of consecutive channels and
+// accumulates them in registers; the block's row lanes are combined in shared memory, then in double.
+template <typename T>
+__global__ void channel_sums_vec_k(const Pack<T>* a, const Pack<T>* b, const float* center, int64_t rows,
+                                   int64_t cpacks, int64_t channels, double* sums) {
+  constexpr int N = Pack<T>::N;
+  extern __shared__ float part[];  // [blockDim.y][blockDim.x * N] twice
+  const int64_t cp = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x;
+  float acc1[N], acc2[N], mu[N];
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    acc1[k] = acc2[k] = 0.0f;
+    mu[k] = (cp < cpacks && b && center) ? center[cp * N + k] : 0.0f;
+  }
+  if (cp < cpacks) {
+    for (int64_t r = static_cast<int64_t>(blockIdx.y) * blockDim.y + threadIdx.y; r < rows;
+         r += static_cast<int64_t>(gridDim.y) * blockDim.y) {
+      const Pack<T> av = a[r * cpacks + cp];
+      if (b) {
+        const Pack<T> bv = b[r * cpacks + cp];
+#pragma unroll
+        for (int k = 0; k < N; ++k) {
+          const float x = to_f32(av.v[k]);
+          acc1[k] += x;
+          acc2[k] += x * (to_f32(bv.v[k]) - mu[k]);
+        }
+      } else {
+#pragma unroll
+        for (int k = 0; k < N; ++k) acc1[k] += to_f32(av.v[k]);
+      }
+    }
+  }
+  const int width = blockDim.x * N;
+  float* p1 = part;
+  float* p2 = part + blockDim.y * width;
+#pragma unroll
+  for (int k = 0; k < N; ++k) {
+    p1[threadIdx.y * width + threadIdx.x * N + k] = acc1[k];
+    p2[threadIdx.y * width + threadIdx.x * N + k] = acc2[k];
+  }
+  __syncthreads();
+  // Row lane 0 of each column finishes its pack's channels.
+  if (threadIdx.y == 0 && cp < cpacks) {
+#pragma unroll
+    for (int k = 0; k < N; ++k) {
+      double t1 = 0, t2 = 0;
+      for (unsigned y = 0; y < blockDim.y; ++y) {
+        t1 += p1[y * width + threadIdx.x * N + k];
+        t2 += p2[y * width + threadIdx.x * N + k];
+      }
+      atomicAdd(&sums[cp * N + k], t1);
+      if (b) atomicAdd(&sums[channels + cp * N + k], t2);
+    }
+  }
+}
+
 unsigned channel_blocks(int64_t channels) { return static_cast<unsigned>((channels + 255) / 256); }
 
 }  // namespace
@@ -224,8 +280,23 @@ void channel_sums(const void* a, const void* b, const float* center, DType dt, i
   const dim3 block(kCols, kRows);
   dispatch_float(dt, [&](auto t) {
     using T = decltype(t);
-    channel_sums_k<T><<<grid, block, 0, s>>>(static_cast<const T*>(a), static_cast<const T*>(b), center, rows,
-                                             channels, sums);
+    constexpr int N = Pack<T>::N;
+    if (packable<T>(channels, {a, b ? b : a})) {
+      const int64_t cpacks = channels / N;
+      unsigned bx = 1;
+      while (bx < 32 && bx < cpacks) bx *= 2;
+      const unsigned by = 256 / bx;
+      int64_t gy = (rows + by * kRowsPerLane - 1) / (by * kRowsPerLane);
+      gy = gy > 65535 ? 65535 : gy;
+      const dim3 vgrid(static_cast<unsigned>((cpacks + bx - 1) / bx), static_cast<unsigned>(gy));
+      const size_t shmem = 2 * sizeof(float) * by * bx * N;
+      channel_sums_vec_k<T><<<vgrid, dim3(bx, by), shmem, s>>>(static_cast<const Pack<T>*>(a),
+                                                               static_cast<const Pack<T>*>(b), center, rows, cpacks,
+                                                               channels, sums);
+    } else {
+      channel_sums_k<T><<<grid, block, 0, s>>>(static_cast<const T*>(a), static_cast<const T*>(b), center, rows,
+                                               channels, sums);
+    }
   });
   MG_CHECK_LAUNCH();
 }
