@@ -5,6 +5,7 @@
 #include <netinet/tcp.h>
 #include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -216,6 +217,11 @@ TcpStore::TcpStore(const std::string& host, int port, double connect_timeout_s, 
   }
   const int one = 1;
   setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
+  // A server that stops answering (its host hung) must not block a client for ever: the server answers every
+  // request at once, so no reply within the timeout means it is gone.
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(std::max(1.0, connect_timeout_s));
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
   if (process_rank >= 0) request(kHello, std::to_string(process_rank), {});
 }
 
