@@ -44,6 +44,19 @@ assert all(r['wrong']==0 and r['op']=='$op' and r['dtype']=='$dt' and r['transpo
   done
 done
 
+# Several transports: each entry runs in a fresh process (NCCL reads NCCL_* once per process); one JSON.
+"$MGBENCH" comm --device cpu --devices 2 -b 1K -e 4K -f 4 --warmup 0 --iters 2 --transport auto,tcp \
+  --json "$tmp/tr.json" >"$tmp/tr.out" 2>&1 || { cat "$tmp/tr.out"; fail "--transport auto,tcp exited non-zero"; }
+[ "$(grep -c '# mgbench comm' "$tmp/tr.out")" -eq 2 ] || { cat "$tmp/tr.out"; fail "expected one table per transport"; }
+python3 -c "
+import json; j=json.load(open('$tmp/tr.json'))
+assert [r['transport'] for r in j['results']] == ['auto'] * 4 + ['tcp'] * 4, j['results']
+assert set(j['environment']['transport_env']) == {'auto', 'tcp'}
+assert all(r['wrong'] == 0 for r in j['results'])
+" || fail "merged transport JSON"
+RANK=0 WORLD_SIZE=1 "$MGBENCH" comm --device cpu --transport auto,tcp >"$tmp/l.out" 2>"$tmp/l.err"
+[ $? -eq 2 ] && grep -q "fresh process per entry" "$tmp/l.err" || { cat "$tmp/l.err"; fail "several transports under a launcher"; }
+
 # Bad input: one line on stderr, exit 2, no result file.
 expect_usage() {
   local want="$1"; shift

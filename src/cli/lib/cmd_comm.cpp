@@ -1,7 +1,11 @@
 // `mgbench comm`: nccl-tests-style collective sweep on the communicators the trainer uses. Replicas are
 // threads of this process (--devices N), or one per process under mpirun / srun / RANK+WORLD_SIZE. Each
 // --transport entry builds a fresh world with that transport's environment; rank 0 prints and writes JSON.
+#include <sys/wait.h>
 #include <unistd.h>
+
+#include <cerrno>
+#include <cstring>
 
 #include <cstdio>
 #include <fstream>
@@ -91,6 +95,15 @@ class CommCommand : public Command {
 
     const LaunchInfo launch = detect_launch();
     const bool launched = launch.launcher != "none";
+    if (transports.size() > 1) {
+      // NCCL reads NCCL_* once per process (its parameters are cached on first use), so a second entry in the
+      // same process would silently measure the first one's transport: every entry gets a fresh process.
+      if (launched) {
+        throw UsageError("--transport with several entries needs a fresh process per entry: under a launcher, "
+                         "launch once per entry");
+      }
+      return run_entries_in_children(transports);
+    }
     int local = devices_opt_->count() ? devices_ : launched ? 1 : kind == DeviceKind::Cuda ? gpus : 2;
     if (local < 1) throw UsageError("--devices must be at least 1");
     if (kind == DeviceKind::Cuda && gpus == 0) throw UsageError("--device cuda: no CUDA device is present");
@@ -143,6 +156,70 @@ class CommCommand : public Command {
   }
 
  private:
+
+  // Runs this same command once per transport entry in a child process (each prints its own table), then
+  // merges the children's JSON into one result.
+  int run_entries_in_children(const std::vector<std::string>& transports) const {
+    std::vector<std::string> base;
+    {
+      std::ifstream f("/proc/self/cmdline", std::ios::binary);
+      std::string arg;
+      while (std::getline(f, arg, '\0')) base.push_back(arg);
+    }
+    std::vector<std::string> args;
+    for (size_t i = 1; i < base.size(); ++i) {
+      const std::string& a = base[i];
+      if (a == "--transport" || a == "--json") {
+        ++i;  // and its value
+      } else if (a.rfind("--transport=", 0) != 0 && a.rfind("--json=", 0) != 0) {
+        args.push_back(a);
+      }
+    }
+    char dir_template[] = "/tmp/mgbench-comm-XXXXXX";
+    if (!mkdtemp(dir_template)) throw Error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
+    const std::string dir = dir_template;
+    nlohmann::json merged;
+    int status_out = 0;
+    for (const std::string& t : transports) {
+      const std::string json = dir + "/" + t + ".json";
+      std::vector<std::string> child = {"/proc/self/exe"};
+      child.insert(child.end(), args.begin(), args.end());
+      for (const std::string& extra : {std::string("--transport"), t, std::string("--json"), json}) child.push_back(extra);
+      std::vector<char*> argv;
+      for (auto& c : child) argv.push_back(c.data());
+      argv.push_back(nullptr);
+      std::fflush(stdout);
+      const pid_t pid = fork();
+      if (pid < 0) throw Error(std::string("fork failed: ") + std::strerror(errno));
+      if (pid == 0) {
+        execv("/proc/self/exe", argv.data());
+        std::fprintf(stderr, "mgbench: failed: cannot run %s: %s\n", argv[0], std::strerror(errno));
+        _exit(1);
+      }
+      int status = 0;
+      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+      }
+      const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
+      if (rc != 0) {
+        status_out = rc;  // the child printed why; later entries would fail the same way
+        break;
+      }
+      std::ifstream in(json);
+      const nlohmann::json part = nlohmann::json::parse(in);
+      if (merged.is_null()) {
+        merged = part;
+      } else {
+        for (const auto& row : part["results"]) merged["results"].push_back(row);
+        for (const auto& [k, v] : part["environment"]["transport_env"].items()) merged["environment"]["transport_env"][k] = v;
+      }
+      std::remove(json.c_str());
+    }
+    rmdir(dir.c_str());
+    if (status_out != 0) return status_out;
+    merged["environment"]["command_line"] = own_command_line();
+    if (!json_path_.empty()) write_file_atomic(json_path_, merged.dump(2) + "\n");
+    return 0;
+  }
 
   // Processes launched with different options would time different things or deadlock: compare them.
   std::string fingerprint(DeviceKind kind, int local) const {
