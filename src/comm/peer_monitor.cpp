@@ -24,10 +24,8 @@ void PeerMonitor::left(int rank) { gone_[rank - first_].store(true); }
 
 std::vector<int> PeerMonitor::lost(int rank, uint64_t seq, double settle_s) {
   std::vector<int> out;
-  for (int i = 0; i < local_; ++i) {
-    if (first_ + i == rank) continue;
-    if (gone_[i].load() || seq_[i].load() < seq) out.push_back(first_ + i);
-  }
+  // A process that died is the firmer evidence: a replica of ours that has not reached this collective yet
+  // may only be slow, so it is named only when no process is known to be gone.
   if (lost_processes_) {
     const auto deadline = std::chrono::steady_clock::now() + std::chrono::duration<double>(settle_s);
     std::vector<int> procs;
@@ -38,6 +36,12 @@ std::vector<int> PeerMonitor::lost(int rank, uint64_t seq, double settle_s) {
     }
     for (int p : procs) {
       for (int i = 0; i < local_; ++i) out.push_back(p * local_ + i);
+    }
+  }
+  if (out.empty()) {
+    for (int i = 0; i < local_; ++i) {
+      if (first_ + i == rank) continue;
+      if (gone_[i].load() || seq_[i].load() < seq) out.push_back(first_ + i);
     }
   }
   std::sort(out.begin(), out.end());
