@@ -2,6 +2,7 @@
 #include <cstdlib>
 #include <string>
 
+#include "comm/slurm_hostlist.h"
 #include "comm/world.h"
 #include "core/error.h"
 
@@ -61,8 +62,14 @@ LaunchInfo detect_launch() {
                                                 : env_int("SLURM_NTASKS", 1, 1 << 20);
     li.rank = env_int("SLURM_PROCID", 0, 1 << 20);
     li.local_rank = env_int_or("SLURM_LOCALID", 0, 0, 1 << 20);
+    // Task 0 runs on the step's first node under Slurm's distributions; the launch node (where srun ran)
+    // is only a fallback, as it need not be part of the step at all.
     if (const char* a = env("MASTER_ADDR")) {
       li.master_addr = a;
+    } else if (const char* step = env("SLURM_STEP_NODELIST")) {
+      li.master_addr = first_slurm_host(step, "SLURM_STEP_NODELIST");
+    } else if (const char* job = env("SLURM_JOB_NODELIST")) {
+      li.master_addr = first_slurm_host(job, "SLURM_JOB_NODELIST");
     } else if (const char* b = env("SLURM_LAUNCH_NODE_IPADDR")) {
       li.master_addr = b;
     }

@@ -5,6 +5,7 @@
 #include <map>
 #include <optional>
 
+#include "comm/slurm_hostlist.h"
 #include "comm/transport.h"
 #include "comm/world.h"
 #include "core/error.h"
@@ -15,7 +16,7 @@ namespace {
 
 const char* kVars[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK",
                        "PMI_SIZE", "MPI_LOCALRANKID", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS",
-                       "SLURM_LOCALID", "SLURM_LAUNCH_NODE_IPADDR", "RANK", "WORLD_SIZE", "LOCAL_RANK",
+                       "SLURM_LOCALID", "SLURM_LAUNCH_NODE_IPADDR", "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "RANK", "WORLD_SIZE", "LOCAL_RANK",
                        "MASTER_ADDR", "MASTER_PORT"};
 
 // Clears every launcher variable for the test and puts the process environment back afterwards.
@@ -82,6 +83,21 @@ TEST_CASE("launch: Slurm variables with the launch node as rendezvous host") {
   CHECK(li.local_rank == 1);
   CHECK(li.master_addr == "10.0.0.5");
   CHECK(li.master_port == 29500);
+  env.set("SLURM_JOB_NODELIST", "big[1-64]");
+  env.set("SLURM_STEP_NODELIST", "gpu[07-08],cpu1");
+  CHECK(detect_launch().master_addr == "gpu07");  // task 0's node, not the launch node
+  env.set("SLURM_STEP_NODELIST", "gpu[07-08");
+  CHECK_THROWS_WITH(detect_launch(), Catch::Contains("SLURM_STEP_NODELIST"));
+}
+
+TEST_CASE("slurm host lists: the first host") {
+  CHECK(first_slurm_host("node1", "L") == "node1");
+  CHECK(first_slurm_host("a,b,c", "L") == "a");
+  CHECK(first_slurm_host("gpu[003-006,009]", "L") == "gpu003");
+  CHECK(first_slurm_host("rack[4,2]-n1,x", "L") == "rack4-n1");
+  CHECK_THROWS_AS(first_slurm_host("", "L"), UsageError);
+  CHECK_THROWS_AS(first_slurm_host("n[a-b]", "L"), UsageError);
+  CHECK_THROWS_AS(first_slurm_host("n]1[", "L"), UsageError);
 }
 
 TEST_CASE("launch: torchrun-style variables and their errors") {
