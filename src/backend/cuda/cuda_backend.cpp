@@ -357,10 +357,10 @@ std::vector<std::pair<std::string, std::string>> cuda_library_versions() {
   int drv = 0;
   if (cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0) v.emplace_back("cuda_driver", cuda_version_string(drv));
   (void)cudaGetLastError();
-  // cudnnGetVersion: major*10000 + minor*100 + patch since cuDNN 9.
-  const size_t cv = cudnnGetVersion();
-  v.emplace_back("cudnn_runtime", version3(static_cast<int>(cv / 10000), static_cast<int>((cv % 10000) / 100),
-                                           static_cast<int>(cv % 100)));
+  // cudnnGetVersion: major*10000 + minor*100 + patch since cuDNN 9, major*1000 + minor*100 + patch before.
+  const int cv = static_cast<int>(cudnnGetVersion());
+  const int major_unit = cv >= 90000 ? 10000 : 1000;
+  v.emplace_back("cudnn_runtime", version3(cv / major_unit, (cv % major_unit) / 100, cv % 100));
   int maj = 0, min = 0, pat = 0;
   if (cublasGetProperty(MAJOR_VERSION, &maj) == CUBLAS_STATUS_SUCCESS &&
       cublasGetProperty(MINOR_VERSION, &min) == CUBLAS_STATUS_SUCCESS &&
