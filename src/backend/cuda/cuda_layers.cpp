@@ -29,9 +29,12 @@ CudaLayer::CudaLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shap
                      const LayerOptions& opt)
     : be_(be), desc_(d), in_shapes_(in_shapes), dt_(activation_dtype(opt.precision)), opt_(opt) {
   if (!be.supports(opt.precision)) {
+    std::string allowed;
+    for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16}) {
+      if (be.supports(p)) allowed += std::string(allowed.empty() ? "" : ", ") + precision_name(p);
+    }
     throw UsageError(std::string("--precision ") + precision_name(opt.precision) + " is not supported by " +
-                     be.info().name + " (layer " + d.name + "); allowed: fp32, tf32, fp16" +
-                     (be.supports(Precision::BF16) ? ", bf16" : ""));
+                     be.info().name + " (layer " + d.name + "); allowed: " + allowed);
   }
   for (const Shape& s : in_shapes_) {
     if (s.rank() != 2 && s.rank() != 4) {
