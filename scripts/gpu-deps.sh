@@ -13,7 +13,9 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 prefix=${1:-$root/.gpu-deps/root}
-debs=$(dirname "$prefix")/debs
+# The .debs themselves are not kept: the prefix alone is what gets carried (64 MiB limit).
+debs=$(mktemp -d)
+trap 'rm -rf "$debs"' EXIT
 
 dev_pkgs=(libdnnl-dev libgloo-dev libcli11-dev libfmt-dev nlohmann-json3-dev catch2 libturbojpeg0-dev
           libhwloc-dev libopenmpi-dev opencl-c-headers ocl-icd-opencl-dev)
@@ -23,9 +25,10 @@ dev_pkgs=(libdnnl-dev libgloo-dev libcli11-dev libfmt-dev nlohmann-json3-dev cat
 runtime=(libdnnl2 libfmt9 libturbojpeg0 libhwloc15 libopenmpi3 libevent-core-2.1-7 libevent-pthreads-2.1-7
          ocl-icd-libopencl1 libgloo0 libhiredis0.14 libibverbs1 libnl-3-200 libnl-route-3-200)
 
-mkdir -p "$debs" "$prefix"
+mkdir -p "$prefix"
+prefix=$(cd "$prefix" && pwd)
 cd "$debs"
-echo "gpu-deps: downloading ${#dev_pkgs[@]} development and ${#runtime[@]} run-time packages into $debs"
+echo "gpu-deps: downloading ${#dev_pkgs[@]} development and ${#runtime[@]} run-time packages"
 apt-get download "${dev_pkgs[@]}" "${runtime[@]}" >/dev/null
 for f in ./*.deb; do dpkg -x "$f" "$prefix"; done
 # Keep the prefix small enough to carry (< 60 MiB): no documentation, no Fortran/Java/OpenSHMEM bindings, no
