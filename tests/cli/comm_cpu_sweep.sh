@@ -26,7 +26,7 @@ for r in rows:
 assert [r["bytes"] for r in rows[::2]] == [8, 64, 512, 4096, 32768, 262144]
 assert [r["in_place"] for r in rows[:2]] == [False, True]
 env = j["environment"]
-for k in ("host", "mgbench_version", "git_commit", "libraries", "command_line", "ranks"):
+for k in ("host", "mgbench_version", "git_commit", "libraries", "command_line", "ranks", "topology"):
     assert k in env, k
 assert env["ranks"] == 3 and env["launcher"] == "none"
 print("json ok:", len(rows), "rows")

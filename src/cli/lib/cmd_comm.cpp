@@ -28,6 +28,7 @@
 #include "core/build_info.h"
 #include "core/error.h"
 #include "report/atomic_file.h"
+#include "topo/topology.h"
 
 namespace mg {
 
@@ -283,6 +284,7 @@ class CommCommand : public Command {
     for (const auto& [k, v] : backend_library_versions()) libs[k] = v;
     env["libraries"] = libs;
     env["transport_env"] = transports;
+    env["topology"] = discover_topology();  // which links the measured bytes crossed
     j["environment"] = env;
     nlohmann::json res = nlohmann::json::array();
     for (const auto& r : rows) {
