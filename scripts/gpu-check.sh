@@ -14,7 +14,7 @@
 #              MG_GPU_BATCH (128), MG_GPU_STEPS (30), MG_GPU_WARMUP (10)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-cd "$root"
+cd "$root" || exit 1
 out=${OUT:-$root/gpu-check-out}
 build=${MG_GPU_BUILD_DIR:-$root/build-gpu}
 batch=${MG_GPU_BATCH:-128}
