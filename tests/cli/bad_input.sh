@@ -8,7 +8,8 @@ expect_usage_error "unknown model 'resnet9000'.*resnet50" "$MGBENCH" "${base[@]}
 expect_usage_error "batch-size" "$MGBENCH" "${base[@]}" --model tiny --batch-size -3
 expect_usage_error "batch-size" "$MGBENCH" "${base[@]}" --model tiny --batch-size 10000000
 expect_usage_error "steps" "$MGBENCH" "${base[@]}" --model tiny --steps -1
-expect_usage_error "image-size .*too small" "$MGBENCH" "${base[@]}" --model resnet50 --image-size 8
+expect_usage_error "image-size 100" "$MGBENCH" "${base[@]}" --model vgg16 --image-size 100
+expect_usage_error "image-size" "$MGBENCH" "${base[@]}" --model inception3 --image-size 40
 expect_usage_error "precision fp16" "$MGBENCH" "${base[@]}" --model tiny --precision fp16
 expect_usage_error "precision" "$MGBENCH" "${base[@]}" --model tiny --precision fp8
 expect_usage_error "devices 64" "$MGBENCH" "${base[@]}" --model tiny --devices 64
