@@ -29,7 +29,8 @@ void GlooCommunicator::collective(CollectiveOp op, const void* send, void* recv,
     throw UsageError("Gloo collectives work on host memory: --device cuda needs NCCL");
   }
   if (root < 0 || root >= size()) throw Error("collective root " + std::to_string(root) + " outside the world");
-  reduce_sum_fn(dt);  // reject an unsupported dtype here, on the caller, rather than on the stream
+  // Reject a dtype that cannot be summed here, on the caller, rather than later on the stream.
+  if (op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter) reduce_sum_fn(dt);
   be.host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
 }
 
@@ -96,7 +97,8 @@ void gloo_broadcast(const std::shared_ptr<gloo::Context>& ctx, const void* send,
 void GlooCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
                                 uint32_t tag) {
   if (count == 0) return;
-  const ReduceFn sum = reduce_sum_fn(dt);
+  const bool reduces = op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter;
+  const ReduceFn sum = reduces ? reduce_sum_fn(dt) : nullptr;
   const bool wide = dtype_size(dt) == 4;
   switch (op) {
     case CollectiveOp::AllReduce:

@@ -5,6 +5,7 @@
 #include <thread>
 
 #include "comm/comm_test_world.h"
+#include "core/error.h"
 #include "core/half.h"
 
 using namespace mg;
@@ -114,4 +115,25 @@ TEST_CASE("gloo allreduce of a large odd-sized buffer crosses Gloo's segment bou
     for (size_t i = 0; i < count; i += 997) REQUIRE(ar[r][i] == value(0, i) + value(1, i) + value(2, i));
     REQUIRE(rs[r].back() == value(0, (r + 1) * (count / 3) - 1) * 3 + 3);
   }
+}
+
+TEST_CASE("gloo broadcast and allgather move int32 data; summing int32 is refused on the caller") {
+  test::CpuWorld w = test::make_cpu_world(2, 20, "int32");
+  std::vector<std::vector<int32_t>> src(2), dst(2, std::vector<int32_t>(2 * 5, -1));
+  for (int r = 0; r < 2; ++r) {
+    for (int i = 0; i < 5; ++i) src[r].push_back(1000 * r + i);
+  }
+  std::vector<std::thread> threads;
+  for (int r = 0; r < 2; ++r) {
+    threads.emplace_back([&, r] {
+      w.comms[r]->collective(CollectiveOp::AllGather, src[r].data(), dst[r].data(), 5, DType::I32, 0,
+                             *w.backends[r], StreamKind::Comm);
+      w.backends[r]->synchronize(StreamKind::Comm);
+    });
+  }
+  for (auto& t : threads) t.join();
+  for (int r = 0; r < 2; ++r) CHECK(dst[r] == std::vector<int32_t>{0, 1, 2, 3, 4, 1000, 1001, 1002, 1003, 1004});
+  CHECK_THROWS_AS(w.comms[0]->collective(CollectiveOp::AllReduce, src[0].data(), src[0].data(), 5, DType::I32, 0,
+                                         *w.backends[0], StreamKind::Comm),
+                  UsageError);
 }
