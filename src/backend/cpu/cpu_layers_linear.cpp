@@ -17,6 +17,10 @@ class LinearLayer final : public WeightedLayer {
                        std::to_string(l.out_features));
     }
     const int64_t n = x.n(), f = x.numel() / x.n(), o = l.out_features;
+    if (l.in_features > 0 && f != l.in_features) {
+      throw UsageError("linear layer " + d.name + ": expects " + std::to_string(l.in_features) +
+                       " input features, got " + std::to_string(f) + " from input " + x.str());
+    }
     out_shape_ = Shape{n, o};
     param_shapes_.push_back({"weight", Shape{o, f}});
     if (l.bias) param_shapes_.push_back({"bias", Shape{o}});
