@@ -111,9 +111,8 @@ void CpuLayer::need_scratch(const dnnl::memory::desc& md) { scratch_bytes_ = std
 
 void CpuLayer::allocate_scratch() {
   scratch_ = Buffer(be_, scratch_bytes_);
-  scratch_mem_ = dnnl::memory(memory::desc({static_cast<memory::dim>(std::max<size_t>(scratch_bytes_, 1))},
-                                           DT::u8, Tag::a),
-                              be_.engine(), scratch_.get() ? scratch_.get() : DNNL_MEMORY_NONE);
+  scratch_mem_ = mem(memory::desc({static_cast<memory::dim>(std::max<size_t>(scratch_bytes_, 1))}, DT::u8, Tag::a),
+                     scratch_.get() ? scratch_.get() : DNNL_MEMORY_NONE);
 }
 
 void CpuLayer::run(dnnl::primitive& p, Args args) {

@@ -70,9 +70,13 @@ class CpuLayer : public LayerOp {
   // Runs a primitive with the scratchpad added and waits for it.
   void run(dnnl::primitive& p, Args args);
   void check_bound() const;
-  // A memory object with no storage yet; the handle is set per call.
-  dnnl::memory mem(const memory::desc& md) const { return dnnl::memory(md, be_.engine(), DNNL_MEMORY_NONE); }
-  static void set(dnnl::memory& m, const void* p) { m.set_data_handle(const_cast<void*>(p)); }
+  // A memory object over p; by default with no storage yet, the handle then being set per call.
+  dnnl::memory mem(const memory::desc& md, void* p = DNNL_MEMORY_NONE) const {
+    dnnl::memory m;
+    MG_CHECK_DNNL(m = dnnl::memory(md, be_.engine(), p));
+    return m;
+  }
+  static void set(dnnl::memory& m, const void* p) { MG_CHECK_DNNL(m.set_data_handle(const_cast<void*>(p))); }
   void check_io(const std::vector<Tensor>& in, const Tensor& out) const;
 
   CpuBackend& be_;

@@ -63,9 +63,9 @@ class ConvLayer final : public WeightedLayer {
     MG_CHECK_DNNL(bwd_w_pd_ = dnnl::convolution_backward_weights::primitive_desc(
                       dnnl::convolution_backward_weights::desc(algo, src, dw_any, bias_md, dst, strides, pad, pad_r),
                       attr(), be.engine(), fwd_pd_));
-    fwd_ = dnnl::convolution_forward(fwd_pd_);
-    bwd_data_ = dnnl::convolution_backward_data(bwd_data_pd_);
-    bwd_w_ = dnnl::convolution_backward_weights(bwd_w_pd_);
+    MG_CHECK_DNNL(fwd_ = dnnl::convolution_forward(fwd_pd_));
+    MG_CHECK_DNNL(bwd_data_ = dnnl::convolution_backward_data(bwd_data_pd_));
+    MG_CHECK_DNNL(bwd_w_ = dnnl::convolution_backward_weights(bwd_w_pd_));
     need_scratch(fwd_pd_.scratchpad_desc());
     need_scratch(bwd_data_pd_.scratchpad_desc());
     need_scratch(bwd_w_pd_.scratchpad_desc());

@@ -39,9 +39,9 @@ class LinearLayer final : public WeightedLayer {
     MG_CHECK_DNNL(bwd_w_pd_ = dnnl::inner_product_backward_weights::primitive_desc(
                       dnnl::inner_product_backward_weights::desc(src, dw_any, bias_md, dst), attr(), be.engine(),
                       fwd_pd_));
-    fwd_ = dnnl::inner_product_forward(fwd_pd_);
-    bwd_data_ = dnnl::inner_product_backward_data(bwd_data_pd_);
-    bwd_w_ = dnnl::inner_product_backward_weights(bwd_w_pd_);
+    MG_CHECK_DNNL(fwd_ = dnnl::inner_product_forward(fwd_pd_));
+    MG_CHECK_DNNL(bwd_data_ = dnnl::inner_product_backward_data(bwd_data_pd_));
+    MG_CHECK_DNNL(bwd_w_ = dnnl::inner_product_backward_weights(bwd_w_pd_));
     need_scratch(fwd_pd_.scratchpad_desc());
     need_scratch(bwd_data_pd_.scratchpad_desc());
     need_scratch(bwd_w_pd_.scratchpad_desc());

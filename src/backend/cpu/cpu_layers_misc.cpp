@@ -21,8 +21,8 @@ class ReluLayer final : public CpuLayer {
     MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
                       dnnl::eltwise_backward::desc(dnnl::algorithm::eltwise_relu, md, md, 0.f, 0.f), attr(),
                       be.engine(), fwd_pd_));
-    fwd_ = dnnl::eltwise_forward(fwd_pd_);
-    bwd_ = dnnl::eltwise_backward(bwd_pd_);
+    MG_CHECK_DNNL(fwd_ = dnnl::eltwise_forward(fwd_pd_));
+    MG_CHECK_DNNL(bwd_ = dnnl::eltwise_backward(bwd_pd_));
     need_scratch(fwd_pd_.scratchpad_desc());
     need_scratch(bwd_pd_.scratchpad_desc());
     allocate_scratch();
@@ -66,7 +66,7 @@ class AddLayer final : public CpuLayer {
     const memory::desc md = act_desc(out_shape_, dt_);
     MG_CHECK_DNNL(pd_ = dnnl::binary::primitive_desc(dnnl::binary::desc(dnnl::algorithm::binary_add, md, md, md),
                                                      attr(), be.engine()));
-    add_ = dnnl::binary(pd_);
+    MG_CHECK_DNNL(add_ = dnnl::binary(pd_));
     need_scratch(pd_.scratchpad_desc());
     allocate_scratch();
     a_ = mem(md);
@@ -114,7 +114,7 @@ class ConcatLayer final : public CpuLayer {
     out_shape_ = s0.rank() == 4 ? Shape{s0.n(), channels, s0.h(), s0.w()} : Shape{s0.n(), channels};
     const memory::desc dst = act_desc(out_shape_, dt_);
     MG_CHECK_DNNL(pd_ = dnnl::concat::primitive_desc(dst, 1, srcs, be.engine(), attr()));
-    concat_ = dnnl::concat(pd_);
+    MG_CHECK_DNNL(concat_ = dnnl::concat(pd_));
     need_scratch(pd_.scratchpad_desc());
     int64_t offset = 0;
     for (size_t i = 0; i < srcs.size(); ++i) {
@@ -123,7 +123,7 @@ class ConcatLayer final : public CpuLayer {
       dnnl::reorder::primitive_desc rpd;
       MG_CHECK_DNNL(rpd = dnnl::reorder::primitive_desc(be.engine(), slice, be.engine(), srcs[i], attr()));
       need_scratch(rpd.scratchpad_desc());
-      split_.emplace_back(rpd);
+      MG_CHECK_DNNL(split_.emplace_back(rpd));
       slices_.push_back(mem(slice));
       ins_.push_back(mem(srcs[i]));
     }

@@ -44,9 +44,9 @@ class BatchNormLayer final : public CpuLayer {
     MG_CHECK_DNNL(bwd_pd_ = dnnl::batch_normalization_backward::primitive_desc(
                       dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, data, data, p.eps, affine),
                       attr(), be.engine(), train_pd_));
-    train_ = dnnl::batch_normalization_forward(train_pd_);
-    infer_ = dnnl::batch_normalization_forward(infer_pd_);
-    bwd_ = dnnl::batch_normalization_backward(bwd_pd_);
+    MG_CHECK_DNNL(train_ = dnnl::batch_normalization_forward(train_pd_));
+    MG_CHECK_DNNL(infer_ = dnnl::batch_normalization_forward(infer_pd_));
+    MG_CHECK_DNNL(bwd_ = dnnl::batch_normalization_backward(bwd_pd_));
     need_scratch(train_pd_.scratchpad_desc());
     need_scratch(infer_pd_.scratchpad_desc());
     need_scratch(bwd_pd_.scratchpad_desc());
@@ -65,10 +65,10 @@ class BatchNormLayer final : public CpuLayer {
     dsrc_ = mem(data);
     scale_ = mem(stat);
     shift_ = mem(stat);
-    mean_ = dnnl::memory(stat, be.engine(), s);
-    var_ = dnnl::memory(stat, be.engine(), s + c_);
-    rmean_ = dnnl::memory(stat, be.engine(), s + 2 * c_);
-    rvar_ = dnnl::memory(stat, be.engine(), s + 3 * c_);
+    mean_ = mem(stat, s);
+    var_ = mem(stat, s + c_);
+    rmean_ = mem(stat, s + 2 * c_);
+    rvar_ = mem(stat, s + 3 * c_);
     dscale_ = mem(stat);
     dshift_ = mem(stat);
   }

@@ -59,8 +59,8 @@ class PoolLayer final : public CpuLayer {
     MG_CHECK_DNNL(bwd_pd_ = dnnl::pooling_backward::primitive_desc(
                       dnnl::pooling_backward::desc(algo, src, dst, strides, kernel, pad_l, pad_r), attr(),
                       be.engine(), fwd_pd_));
-    fwd_ = dnnl::pooling_forward(fwd_pd_);
-    bwd_ = dnnl::pooling_backward(bwd_pd_);
+    MG_CHECK_DNNL(fwd_ = dnnl::pooling_forward(fwd_pd_));
+    MG_CHECK_DNNL(bwd_ = dnnl::pooling_backward(bwd_pd_));
     need_scratch(fwd_pd_.scratchpad_desc());
     need_scratch(bwd_pd_.scratchpad_desc());
     allocate_scratch();
@@ -69,7 +69,7 @@ class PoolLayer final : public CpuLayer {
     const memory::desc ws = fwd_pd_.workspace_desc();
     if (ws.get_size()) {
       ws_buf_ = Buffer(be, ws.get_size());
-      ws_ = dnnl::memory(ws, be.engine(), ws_buf_.get());
+      ws_ = mem(ws, ws_buf_.get());
     }
 
     if (algo == dnnl::algorithm::pooling_avg_include_padding) {

@@ -15,7 +15,9 @@ dnnl::reorder make_reorder(CpuBackend& be, const memory::desc& from, const memor
   dnnl::reorder::primitive_desc pd;
   MG_CHECK_DNNL(pd = dnnl::reorder::primitive_desc(be.engine(), from, be.engine(), to, a));
   *scratch = pd.scratchpad_desc();
-  return dnnl::reorder(pd);
+  dnnl::reorder r;
+  MG_CHECK_DNNL(r = dnnl::reorder(pd));
+  return r;
 }
 }  // namespace
 
@@ -34,7 +36,7 @@ void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::d
     wfwd_ = master_;
   } else {
     wfwd_buf_ = Buffer(be_, fwd_.get_size());
-    wfwd_ = dnnl::memory(fwd_, be_.engine(), wfwd_buf_.get());
+    wfwd_ = mem(fwd_, wfwd_buf_.get());
     to_fwd_ = make_reorder(be_, canonical_, fwd_, false, attr(), &sp);
     need_scratch(sp);
   }
@@ -42,7 +44,7 @@ void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::d
   bwd_same_as_fwd_ = bwd_data_ == fwd_;
   if (!bwd_same_as_fwd_) {
     wbwd_buf_ = Buffer(be_, bwd_data_.get_size());
-    wbwd_ = dnnl::memory(bwd_data_, be_.engine(), wbwd_buf_.get());
+    wbwd_ = mem(bwd_data_, wbwd_buf_.get());
     to_bwd_ = make_reorder(be_, canonical_, bwd_data_, false, attr(), &sp);
     need_scratch(sp);
   }
@@ -50,7 +52,7 @@ void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::d
   diff_is_canonical_ = diff_ == canonical_;
   // Even a canonical-format gradient needs a private buffer when accumulating (the primitive overwrites).
   dw_buf_ = Buffer(be_, diff_.get_size());
-  dw_ = dnnl::memory(diff_, be_.engine(), dw_buf_.get());
+  dw_ = mem(diff_, dw_buf_.get());
   from_diff_ = make_reorder(be_, diff_, canonical_, false, attr(), &sp);
   need_scratch(sp);
   from_diff_acc_ = make_reorder(be_, diff_, canonical_, true, attr(), &sp);
