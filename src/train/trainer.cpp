@@ -6,6 +6,7 @@
 #include <condition_variable>
 #include <cstdlib>
 #include <exception>
+#include <functional>
 #include <mutex>
 #include <thread>
 
@@ -83,6 +84,20 @@ std::vector<float> allreduce_host(Communicator& comm, Backend& be, const std::ve
   return out;
 }
 
+// Processes of one job launched with different options would time different work or deadlock in mismatched
+// collectives; the communicator bootstrap compares this across processes.
+std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image, int local) {
+  const std::string s = c.model + "|" + std::to_string(c.num_classes) + "|" + precision_name(c.precision) + "|" +
+                        device_kind_name(c.device) + "|" + std::to_string(batch) + "|" + std::to_string(image) + "|" +
+                        std::to_string(c.steps) + "|" + std::to_string(c.warmup) + "|" + std::to_string(c.repeat) +
+                        "|" + std::to_string(c.accum_steps) + "|" + std::to_string(c.bucket_mb) + "|" +
+                        std::to_string(c.overlap) + "|" + std::to_string(static_cast<int>(c.allreduce)) + "|" +
+                        c.allreduce_dtype + "|" + std::to_string(c.forward_only) + std::to_string(c.input_only) +
+                        "|" + c.data + "|" + c.synthetic_source + "|" + std::to_string(c.seed) + "|" +
+                        std::to_string(local);
+  return std::to_string(std::hash<std::string>{}(s));
+}
+
 }  // namespace
 
 int cpu_threads_per_replica(const RunConfig& cfg, int local_replicas) {
@@ -141,6 +156,7 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
     copt.timeout_s = cfg.comm_timeout_s;
     copt.gloo_iface = cfg.gloo_iface;
     copt.job_key = req.job_key;
+    copt.config_fingerprint = config_fingerprint(cfg, batch, image, local);
     std::vector<Backend*> raw;
     for (auto& b : backends) raw.push_back(b.get());
     comms = create_communicators(launch, raw, copt);

@@ -31,4 +31,16 @@ wait "${pids[1]}" || { cat "$TMP/env1.out"; fail "env launch: rank 1 failed"; }
 # World-size mismatch between launcher and options.
 RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port expect_usage_error "world size" \
   "$MGBENCH" "${args[@]}" --gpus 4
+# Ranks launched with different options are refused before any collective, naming the mismatch.
+port=$((port + 1))
+RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port timeout 120 "$MGBENCH" "${args[@]}" \
+  --comm-timeout 30 >"$TMP/m0.out" 2>&1 &
+m0=$!
+RANK=1 WORLD_SIZE=2 LOCAL_RANK=1 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port timeout 120 "$MGBENCH" "${args[@]}" \
+  --comm-timeout 30 --seed 7 >"$TMP/m1.out" 2>&1
+s1=$?
+wait $m0
+s0=$?
+[[ $s0 -ne 0 && $s1 -ne 0 ]] || { cat "$TMP/m0.out" "$TMP/m1.out"; fail "mismatched options: both ranks must fail"; }
+cat "$TMP/m0.out" "$TMP/m1.out" | grep -qi "option\|config\|mismatch\|differ" || { cat "$TMP/m0.out" "$TMP/m1.out"; fail "mismatch not named"; }
 echo "ok"

@@ -22,6 +22,7 @@
 #include "backend/backend.h"
 #include "backend/cpu/cpu_backend.h"
 #include "cli/lib/command.h"
+#include "cli/lib/transport_children.h"
 #include "comm/comm_bench.h"
 #include "comm/transport.h"
 #include "comm/world.h"
@@ -33,15 +34,6 @@
 namespace mg {
 
 namespace {
-
-std::string own_command_line() {
-  std::ifstream f("/proc/self/cmdline", std::ios::binary);
-  std::string raw((std::istreambuf_iterator<char>(f)), std::istreambuf_iterator<char>());
-  std::string out;
-  for (char c : raw) out += c == '\0' ? ' ' : c;
-  while (!out.empty() && out.back() == ' ') out.pop_back();
-  return out;
-}
 
 class CommCommand : public Command {
  public:
@@ -158,65 +150,19 @@ class CommCommand : public Command {
 
  private:
 
-  // Runs this same command once per transport entry in a child process (each prints its own table), then
-  // merges the children's JSON into one result.
+  // One child process per transport entry (each prints its own table), then one merged JSON result.
   int run_entries_in_children(const std::vector<std::string>& transports) const {
-    std::vector<std::string> base;
-    {
-      std::ifstream f("/proc/self/cmdline", std::ios::binary);
-      std::string arg;
-      while (std::getline(f, arg, '\0')) base.push_back(arg);
-    }
-    std::vector<std::string> args;
-    for (size_t i = 1; i < base.size(); ++i) {
-      const std::string& a = base[i];
-      if (a == "--transport" || a == "--json") {
-        ++i;  // and its value
-      } else if (a.rfind("--transport=", 0) != 0 && a.rfind("--json=", 0) != 0) {
-        args.push_back(a);
-      }
-    }
-    char dir_template[] = "/tmp/mgbench-comm-XXXXXX";
-    if (!mkdtemp(dir_template)) throw Error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
-    const std::string dir = dir_template;
+    const ChildResults children = run_per_transport_children(transports, /*quiet=*/false);
+    if (children.status != 0) return children.status;
     nlohmann::json merged;
-    int status_out = 0;
-    for (const std::string& t : transports) {
-      const std::string json = dir + "/" + t + ".json";
-      std::vector<std::string> child = {"/proc/self/exe"};
-      child.insert(child.end(), args.begin(), args.end());
-      for (const std::string& extra : {std::string("--transport"), t, std::string("--json"), json}) child.push_back(extra);
-      std::vector<char*> argv;
-      for (auto& c : child) argv.push_back(c.data());
-      argv.push_back(nullptr);
-      std::fflush(stdout);
-      const pid_t pid = fork();
-      if (pid < 0) throw Error(std::string("fork failed: ") + std::strerror(errno));
-      if (pid == 0) {
-        execv("/proc/self/exe", argv.data());
-        std::fprintf(stderr, "mgbench: failed: cannot run %s: %s\n", argv[0], std::strerror(errno));
-        _exit(1);
-      }
-      int status = 0;
-      while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
-      }
-      const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
-      if (rc != 0) {
-        status_out = rc;  // the child printed why; later entries would fail the same way
-        break;
-      }
-      std::ifstream in(json);
-      const nlohmann::json part = nlohmann::json::parse(in);
+    for (const nlohmann::json& part : children.parts) {
       if (merged.is_null()) {
         merged = part;
       } else {
         for (const auto& row : part["results"]) merged["results"].push_back(row);
         for (const auto& [k, v] : part["environment"]["transport_env"].items()) merged["environment"]["transport_env"][k] = v;
       }
-      std::remove(json.c_str());
     }
-    rmdir(dir.c_str());
-    if (status_out != 0) return status_out;
     merged["environment"]["command_line"] = own_command_line();
     if (!json_path_.empty()) write_file_atomic(json_path_, merged.dump(2) + "\n");
     return 0;
