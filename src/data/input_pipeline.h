@@ -14,6 +14,10 @@ struct DeviceBatch {
   Tensor images;  // fp32, logical {N,3,H,W}, NHWC in memory, on the device
   Tensor labels;  // int32 {N}
   double input_wait_s = 0;  // host time the step waited for this batch to be ready
+  // Copy-stream events around this batch's host->device copy (nullptr when nothing was copied); valid until
+  // 2 * depth more batches were taken, long enough to read them when the step that used the batch ends.
+  Event* copy_begin = nullptr;
+  Event* copy_end = nullptr;
 };
 
 class InputPipeline {

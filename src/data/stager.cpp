@@ -44,6 +44,10 @@ class Stager final : public InputPipeline {
         s.copied = be_.create_event();
         s.consumed = be_.create_event();
       }
+      for (int i = 0; i < 2 * depth_ + 2; ++i) {
+        copy_begin_.push_back(be_.create_event());
+        copy_end_.push_back(be_.create_event());
+      }
     } catch (...) {
       free_slots();
       throw;
@@ -89,6 +93,8 @@ class Stager final : public InputPipeline {
     b.images = Tensor{s.dev_images, Shape{batch_, 3, size_, size_}, DType::F32};
     b.labels = Tensor{s.dev_labels, Shape{batch_}, DType::I32};
     b.input_wait_s = std::chrono::duration<double>(t1 - t0).count();
+    b.copy_begin = copy_begin_[static_cast<size_t>(k % static_cast<int64_t>(copy_begin_.size()))].get();
+    b.copy_end = copy_end_[static_cast<size_t>(k % static_cast<int64_t>(copy_end_.size()))].get();
     return b;
   }
 
@@ -112,6 +118,9 @@ class Stager final : public InputPipeline {
     void* dev_labels = nullptr;
     std::unique_ptr<Event> copied, consumed;
   };
+  // Per-batch copy timing for traces, in a ring longer than the producer can run ahead (depth) plus the batches
+  // a step holds, so a batch's events are not re-recorded before the step that used it reads them.
+  std::vector<std::unique_ptr<Event>> copy_begin_, copy_end_;
 
   void produce() {
     try {
@@ -132,9 +141,12 @@ class Stager final : public InputPipeline {
           if (stop_) return;
         }
         if (k >= depth_) be_.stream_wait(StreamKind::Copy, *s.consumed);
+        const size_t t = static_cast<size_t>(k % static_cast<int64_t>(copy_begin_.size()));
+        be_.record(*copy_begin_[t], StreamKind::Copy);
         be_.copy_h2d(s.dev_images, s.host_images, image_bytes_, StreamKind::Copy);
         be_.copy_h2d(s.dev_labels, s.host_labels, label_bytes_, StreamKind::Copy);
         be_.record(*s.copied, StreamKind::Copy);
+        be_.record(*copy_end_[t], StreamKind::Copy);
         {
           std::lock_guard<std::mutex> lk(mu_);
           produced_ = k + 1;

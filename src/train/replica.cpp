@@ -74,8 +74,10 @@ StepBreakdown Replica::step(int index) {
   const bool train = !cfg_.forward_only && !cfg_.input_only;
   const int K = cfg_.accum_steps;
   be_.record(*ev_[kStart], StreamKind::Compute);
+  copies_.clear();
   for (int k = 0; k < K; ++k) {
     DeviceBatch batch = input_->next();
+    if (batch.copy_begin && batch.copy_end) copies_.emplace_back(batch.copy_begin, batch.copy_end);
     be_.record(*in_end_[k], StreamKind::Compute);
     if (net_) {
       net_->forward(batch.images, train);
@@ -169,6 +171,10 @@ void Replica::append_trace(Event& base, int replica, std::vector<TraceSpan>& out
   }
   span("compute", "wait all-reduce", *prev, *ev_[kCommDone]);
   span("compute", "optimizer", *ev_[kCommDone], *ev_[kOptEnd]);
+  for (size_t k = 0; k < copies_.size(); ++k) {
+    span("copy", "host-to-device batch" + (copies_.size() > 1 ? " [" + std::to_string(k) + "]" : std::string()),
+         *copies_[k].first, *copies_[k].second);
+  }
   if (sync_) {
     auto evs = sync_->bucket_events();
     for (size_t b = 0; b < evs.size(); ++b)

@@ -62,9 +62,9 @@ class Replica {
   std::vector<std::unique_ptr<Event>> ev_;
   // per micro-batch: input done, forward done, backward done
   std::vector<std::unique_ptr<Event>> in_end_, fwd_end_, bwd_end_;
+  std::vector<std::pair<Event*, Event*>> copies_;  // the step's batches' copy events (staged input only)
   std::unique_ptr<Event> base_;
   std::vector<double> bucket_times_;
-  std::vector<double> host_input_wait_;
   float loss_scale_ = 1.0f;
   int good_steps_ = 0;
   float last_loss_ = 0;

@@ -23,6 +23,9 @@ pids = {e["pid"] for e in spans}
 assert len(pids) == 2, pids                      # one process track per replica
 names = {e["name"] for e in spans}
 assert any(n.startswith("all-reduce") for n in names), names
+assert any(n.startswith("host-to-device") for n in names), names   # copy track (host staging)
+tids = {(e["pid"], e["tid"]) for e in spans}
+assert len(tids) >= 6, tids                     # compute, copy, comm per replica
 assert "forward" in names and "backward" in names
 PY
 echo "ok"
