@@ -2,7 +2,7 @@
 //
 // Two kinds of failure reach the user:
 //  - UsageError: bad input (options, files). One line, exit status 2, nothing written.
-//  - Error: the run failed (library error, NaN loss, lost rank). One line, exit status 1.
+//  - Error: the run failed (library error, NaN loss, lost rank, OutOfMemory). One line, exit status 1.
 // Library return codes are checked by MG_CHECK_<LIB>(call) macros that name the call, file, line and host;
 // the CUDA/cuDNN/cuBLAS/NCCL members live in src/backend/cuda/cuda_check.h and src/comm/nccl_check.h and all
 // funnel into check_failed() below, so the message format is one.
@@ -17,6 +17,11 @@ struct Error : std::runtime_error {
 };
 
 struct UsageError : Error {
+  using Error::Error;
+};
+
+// Device memory exhausted; the trainer adds the model and batch size to the backend's bytes/peak message.
+struct OutOfMemory : Error {
   using Error::Error;
 };
 

@@ -215,6 +215,13 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
           out.wire_bytes = gs->wire_bytes();
           out.wire_dtype = dtype_name(gs->wire_dtype());
         }
+      } catch (const OutOfMemory& e) {
+        errors[i] = std::make_exception_ptr(OutOfMemory(
+            std::string(cfg.device == DeviceKind::Cpu ? "out of memory" : "out of device memory") + " training " +
+            cfg.model + " at batch size " + std::to_string(batch) +
+            " per device (" + precision_name(cfg.precision) + ", image " + std::to_string(image) +
+            "); try a smaller --batch-size: " + e.what()));
+        fail_all();
       } catch (...) {
         errors[i] = std::current_exception();
         fail_all();

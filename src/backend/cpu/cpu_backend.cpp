@@ -95,7 +95,7 @@ void* CpuBackend::device_alloc(size_t bytes) {
   const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, rounded);
   if (!p) {
-    throw Error("out of memory allocating " + std::to_string(bytes) + " bytes (peak so far " +
+    throw OutOfMemory("out of memory allocating " + std::to_string(bytes) + " bytes (peak so far " +
                 std::to_string(peak_.load()) + " bytes)");
   }
   std::lock_guard<std::mutex> lk(mem_mu_);

@@ -128,7 +128,7 @@ void* CudaBackend::device_alloc(size_t bytes) {
   const cudaError_t e = cudaMalloc(&p, n);
   if (e == cudaErrorMemoryAllocation) {
     (void)cudaGetLastError();  // clear it so later calls do not report this failure again
-    throw Error("GPU " + std::to_string(ordinal_) + " out of memory allocating " + std::to_string(bytes) +
+    throw OutOfMemory("GPU " + std::to_string(ordinal_) + " out of memory allocating " + std::to_string(bytes) +
                 " bytes (" + std::to_string(current_.load()) + " bytes in use, peak " +
                 std::to_string(peak_.load()) + " bytes)");
   }
