@@ -36,7 +36,6 @@ class PoolLayer final : public CpuLayer {
       algo = d.kind == LayerKind::MaxPool ? dnnl::algorithm::pooling_max
                                           : dnnl::algorithm::pooling_avg_include_padding;
     }
-    p_ = p;
     const int64_t oh = pool_out_size(x.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
     const int64_t ow = pool_out_size(x.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
     if (oh < 1 || ow < 1) {
@@ -142,7 +141,6 @@ class PoolLayer final : public CpuLayer {
     }
   }
 
-  PoolParams p_;
   std::vector<float> fix_h_, fix_w_;
   dnnl::pooling_forward::primitive_desc fwd_pd_;
   dnnl::pooling_backward::primitive_desc bwd_pd_;
