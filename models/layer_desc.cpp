@@ -36,16 +36,6 @@ struct Failure {
   std::string detail;
 };
 
-// torch's output size for conv and pooling windows; <= 0 means the window no longer fits.
-int64_t window_out(int64_t in, int64_t k, int64_t stride, int64_t pad, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - k;
-  if (span < 0) return 0;
-  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
-  // torch drops a last ceil-mode window that would start in the right padding.
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
-}
-
 std::string where(const ModelDesc& m, size_t i) {
   return m.name + " layer " + std::to_string(i) + " '" + m.layers[i].name + "'";
 }
@@ -85,8 +75,8 @@ bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vect
         if (c.groups < 1 || s.c() % c.groups || c.out_channels % c.groups || c.out_channels < 1)
           bad_model(m, i, "channels " + std::to_string(s.c()) + "->" + std::to_string(c.out_channels) +
                               " do not divide into " + std::to_string(c.groups) + " groups");
-        const int64_t h = window_out(s.h(), c.kh, c.stride_h, c.pad_h, false);
-        const int64_t w = window_out(s.w(), c.kw, c.stride_w, c.pad_w, false);
+        const int64_t h = window_out_size(s.h(), c.kh, c.stride_h, c.pad_h, false);
+        const int64_t w = window_out_size(s.w(), c.kw, c.stride_w, c.pad_w, false);
         if (h < 1 || w < 1) {
           fail = {Fit::TooSmall, where(m, i)};
           return false;
@@ -100,8 +90,8 @@ bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vect
         const PoolParams& p = l.pool;
         // torch rejects padding beyond half the window; cuDNN and oneDNN would compute something else.
         if (2 * p.pad_h > p.kh || 2 * p.pad_w > p.kw) bad_model(m, i, "padding exceeds half the window");
-        const int64_t h = window_out(s.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
-        const int64_t w = window_out(s.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
+        const int64_t h = window_out_size(s.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
+        const int64_t w = window_out_size(s.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
         if (h < 1 || w < 1) {
           fail = {Fit::TooSmall, where(m, i)};
           return false;
@@ -243,6 +233,32 @@ double forward_gflops_per_image(const ModelDesc& m, int64_t image_size) {
     }
   }
   return 2.0 * macs / 1e9;
+}
+
+int64_t window_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool ceil_mode) {
+  const int64_t span = in + 2 * pad - k;
+  if (span < 0) return 0;
+  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
+  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
+  return out;
+}
+
+void check_layer_inputs(const LayerDesc& l, size_t n) {
+  size_t lo = 1, hi = 1;
+  switch (l.kind) {
+    case LayerKind::Add: lo = hi = 2; break;
+    case LayerKind::Concat: lo = 2; hi = 1024; break;
+    case LayerKind::Input:
+      throw UsageError("layer " + l.name + ": Input is the network input, not a computed layer");
+    case LayerKind::LRN:
+      throw UsageError("layer " + l.name + ": LRN is not supported (allowed kinds: Conv, BatchNorm, Relu, "
+                       "MaxPool, AvgPool, GlobalAvgPool, Flatten, Linear, Add, Concat, Dropout)");
+    default: break;
+  }
+  if (n < lo || n > hi) {
+    throw UsageError("layer " + l.name + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)) +
+                     " input(s), got " + std::to_string(n));
+  }
 }
 
 }  // namespace mg

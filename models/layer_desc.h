@@ -94,6 +94,14 @@ std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image
 // Parameter tensors of a layer given its input shapes (empty for parameter-free layers).
 std::vector<ParamShape> layer_params(const LayerDesc& l, const std::vector<Shape>& in_shapes);
 
+// torch's output size of a conv/pool window along one dimension (ceil_mode drops a last window that would
+// start in the right padding); <= 0 means the window no longer fits. Backends size their outputs with it too.
+int64_t window_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool ceil_mode);
+
+// How many inputs a layer kind takes; throws UsageError for a wrong count and for kinds no backend computes
+// (Input, LRN). Shared by the backends' layer factories.
+void check_layer_inputs(const LayerDesc& l, size_t n_inputs);
+
 int64_t count_params(const ModelDesc& m, int64_t image_size);
 // Forward multiply-adds x2 per image (conv, linear; other layers ignored, as torchvision/fvcore count).
 double forward_gflops_per_image(const ModelDesc& m, int64_t image_size);

@@ -5,6 +5,7 @@
 
 #include "core/build_info.h"
 #include "core/error.h"
+#include "core/host_info.h"
 #include "topo/topology.h"
 
 extern char** environ;
@@ -22,17 +23,6 @@ bool recorded_variable(const std::string& name) {
   return false;
 }
 
-std::string cpu_model() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto p = line.find(':');
-      if (p != std::string::npos) return line.substr(p + 2);
-    }
-  }
-  return "unknown";
-}
 
 std::string driver_version() {
   std::ifstream f("/proc/driver/nvidia/version");
@@ -49,7 +39,7 @@ Environment capture_environment(const RunConfig& cfg, const LaunchInfo& launch, 
   e.git_commit = mgbench_git_commit();
   e.command_line = cfg.command_line;
   e.host = hostname();
-  e.cpu = cpu_model() + " (" + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs)";
+  e.cpu = cpu_model_name() + " (" + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs)";
   for (const auto& kv : backend_library_versions()) e.versions[kv.first] = kv.second;
   const std::string drv = driver_version();
   if (!drv.empty()) e.versions["nvidia_driver"] = drv;

@@ -7,12 +7,12 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
-#include <fstream>
 #include <thread>
 
 #include "core/counter_rng.h"
 #include "core/error.h"
 #include "core/half.h"
+#include "core/host_info.h"
 
 namespace mg {
 
@@ -39,17 +39,6 @@ void store(const Tensor& t, int64_t i, float v) {
   }
 }
 
-std::string cpu_model_name() {
-  std::ifstream f("/proc/cpuinfo");
-  std::string line;
-  while (std::getline(f, line)) {
-    if (line.rfind("model name", 0) == 0) {
-      auto p = line.find(':');
-      if (p != std::string::npos) return line.substr(p + 2);
-    }
-  }
-  return "cpu";
-}
 
 }  // namespace
 

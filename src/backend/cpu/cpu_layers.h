@@ -97,8 +97,6 @@ void parallel_copy(void* dst, const void* src, size_t bytes);
 // dst[i] (+)= src[i] over n floats.
 void store_or_add(float* dst, const float* src, int64_t n, bool accumulate);
 
-// Torch's pooled output size (floor or ceil mode; a ceil window must start inside the input or left padding).
-int64_t pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool ceil_mode);
 
 // Factories, one per layer family.
 std::unique_ptr<LayerOp> make_conv(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,

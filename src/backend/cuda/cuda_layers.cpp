@@ -73,42 +73,27 @@ void CudaLayer::check_io(const std::vector<Tensor>& in, const Tensor& out) const
                 out_shape_.str() + " " + dtype_name(dt_));
 }
 
-int64_t pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool ceil_mode) {
-  const int64_t span = in + 2 * pad - k;
-  if (span < 0) return 0;
-  int64_t out = (ceil_mode ? (span + stride - 1) / stride : span / stride) + 1;
-  if (ceil_mode && (out - 1) * stride >= in + pad) --out;
-  return out;
-}
 
 }  // namespace cuda
 
 std::unique_ptr<LayerOp> create_cuda_layer(CudaBackend& be, const LayerDesc& desc,
                                            const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
-  auto want_inputs = [&](size_t lo, size_t hi) {
-    if (in_shapes.size() < lo || in_shapes.size() > hi) {
-      throw UsageError("layer " + desc.name + " takes " +
-                       (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)) +
-                       " input(s), got " + std::to_string(in_shapes.size()));
-    }
-  };
+  check_layer_inputs(desc, in_shapes.size());
   switch (desc.kind) {
-    case LayerKind::Conv: want_inputs(1, 1); return cuda::make_conv(be, desc, in_shapes, opt);
-    case LayerKind::Linear: want_inputs(1, 1); return cuda::make_linear(be, desc, in_shapes, opt);
-    case LayerKind::BatchNorm: want_inputs(1, 1); return cuda::make_batchnorm(be, desc, in_shapes, opt);
-    case LayerKind::Relu: want_inputs(1, 1); return cuda::make_relu(be, desc, in_shapes, opt);
+    case LayerKind::Conv: return cuda::make_conv(be, desc, in_shapes, opt);
+    case LayerKind::Linear: return cuda::make_linear(be, desc, in_shapes, opt);
+    case LayerKind::BatchNorm: return cuda::make_batchnorm(be, desc, in_shapes, opt);
+    case LayerKind::Relu: return cuda::make_relu(be, desc, in_shapes, opt);
     case LayerKind::MaxPool:
     case LayerKind::AvgPool:
-    case LayerKind::GlobalAvgPool: want_inputs(1, 1); return cuda::make_pool(be, desc, in_shapes, opt);
-    case LayerKind::Flatten: want_inputs(1, 1); return cuda::make_flatten(be, desc, in_shapes, opt);
-    case LayerKind::Add: want_inputs(2, 2); return cuda::make_add(be, desc, in_shapes, opt);
-    case LayerKind::Concat: want_inputs(2, 1024); return cuda::make_concat(be, desc, in_shapes, opt);
-    case LayerKind::Dropout: want_inputs(1, 1); return cuda::make_dropout(be, desc, in_shapes, opt);
+    case LayerKind::GlobalAvgPool: return cuda::make_pool(be, desc, in_shapes, opt);
+    case LayerKind::Flatten: return cuda::make_flatten(be, desc, in_shapes, opt);
+    case LayerKind::Add: return cuda::make_add(be, desc, in_shapes, opt);
+    case LayerKind::Concat: return cuda::make_concat(be, desc, in_shapes, opt);
+    case LayerKind::Dropout: return cuda::make_dropout(be, desc, in_shapes, opt);
     case LayerKind::Input:
-      throw UsageError("layer " + desc.name + ": Input is the network input, not a computed layer");
     case LayerKind::LRN:
-      throw UsageError("layer " + desc.name + ": LRN is not supported (allowed kinds: Conv, BatchNorm, Relu, "
-                       "MaxPool, AvgPool, GlobalAvgPool, Flatten, Linear, Add, Concat, Dropout)");
+      break;  // rejected by check_layer_inputs
   }
   throw UsageError("layer " + desc.name + ": unknown layer kind");
 }

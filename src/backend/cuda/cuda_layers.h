@@ -73,7 +73,5 @@ std::unique_ptr<LayerOp> make_flatten(CudaBackend& be, const LayerDesc& d, const
 std::unique_ptr<LayerOp> make_dropout(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
                                       const LayerOptions& opt);
 
-// torch's pooling output size (ceil mode drops a last window that would start in the right padding).
-int64_t pool_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool ceil_mode);
 
 }  // namespace mg::cuda

@@ -28,8 +28,8 @@ class PoolLayer final : public CudaLayer {
       throw UsageError(w + "max-pool window " + std::to_string(p.kh) + "x" + std::to_string(p.kw) +
                        " is larger than the 255 elements the CUDA backend supports");
     }
-    const int64_t oh = pool_out_size(x.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
-    const int64_t ow = pool_out_size(x.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
+    const int64_t oh = window_out_size(x.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
+    const int64_t ow = window_out_size(x.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
     if (oh < 1 || ow < 1) {
       throw UsageError(w + "input " + x.str() + " is too small for the " + std::to_string(p.kh) + "x" +
                        std::to_string(p.kw) + " window");
