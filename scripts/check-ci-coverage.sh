@@ -4,13 +4,17 @@
 # A CI that holds what it claims covers the next median in at least ~95% of pairs when nothing changed between
 # runs (strictly, the CI is for the true median, so the rate for a second sample's median is somewhat lower
 # unless run-to-run drift is absent; the observed rate is what we report).
-#   PAIRS=20 scripts/check-ci-coverage.sh [extra mgbench args]
+#   PAIRS=20 scripts/check-ci-coverage.sh [mgbench args replacing the default job]
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 mg=${MGBENCH:-$root/build/mgbench}
 pairs=${PAIRS:-20}
 tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-args=(--device cpu --gpus 1 --model tiny --num-classes 10 --batch-size 32 --steps 40 --warmup 5 --no-progress "$@")
+if (($#)); then
+  args=(--device cpu --gpus 1 --no-progress "$@")
+else
+  args=(--device cpu --gpus 1 --model tiny --num-classes 10 --batch-size 32 --steps 40 --warmup 5 --no-progress)
+fi
 inside=0
 for ((i = 0; i < pairs; ++i)); do
   "$mg" "${args[@]}" --json "$tmp/a.json" >/dev/null
