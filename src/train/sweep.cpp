@@ -78,6 +78,7 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
       const int local = launch.launcher == "none" ? n : 1;
       TrainRequest req;
       req.local_replicas = local;
+      req.cpu_core_slots = launch.launcher == "none" ? counts.back() : 1;
       req.transport = name;
       req.transport_env = env;
             req.job_key = "sweep" + std::to_string(index++);

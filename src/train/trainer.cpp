@@ -100,10 +100,10 @@ std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image,
 
 }  // namespace
 
-int cpu_threads_per_replica(const RunConfig& cfg, int local_replicas) {
+int cpu_threads_per_replica(const RunConfig& cfg, int slots) {
   if (cfg.threads_per_replica > 0) return cfg.threads_per_replica;
   const int cores = cfg.threads > 0 ? cfg.threads : std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) / local_process_count());
-  return std::max(1, cores / std::max(1, local_replicas));
+  return std::max(1, cores / std::max(1, slots));
 }
 
 DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
@@ -124,7 +124,7 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
   // Backends, one per local replica.
   std::vector<std::unique_ptr<Backend>> backends;
   BackendOptions bopt;
-  if (cfg.device == DeviceKind::Cpu) bopt.threads = cpu_threads_per_replica(cfg, local);
+  if (cfg.device == DeviceKind::Cpu) bopt.threads = cpu_threads_per_replica(cfg, std::max(local, req.cpu_core_slots));
   for (int i = 0; i < local; ++i) {
     const int slot = launch.local_rank * local + i;
     int ordinal = slot;

@@ -14,6 +14,10 @@ namespace mg {
 
 struct TrainRequest {
   int local_replicas = 1;          // replicas driven by this process
+  // CPU: how many replicas the process's cores are divided among. The sweep passes its largest device count, so
+  // a CPU "device" is the same share of cores in every entry (the 1-replica baseline included) and scaling
+  // efficiency measures what communication and sharing cost, as it does across GPUs. 0 = local_replicas.
+  int cpu_core_slots = 0;
   std::string transport = "default";
   std::map<std::string, std::string> transport_env;
   std::string job_key = "run0";    // distinct per sweep entry
@@ -25,7 +29,7 @@ struct TrainRequest {
 
 DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req);
 
-// Threads per CPU replica: --threads-per-replica, else this process's share of the cores.
-int cpu_threads_per_replica(const RunConfig& cfg, int local_replicas);
+// Threads per CPU replica: --threads-per-replica, else this process's cores divided among `slots` replicas.
+int cpu_threads_per_replica(const RunConfig& cfg, int slots);
 
 }  // namespace mg

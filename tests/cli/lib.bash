@@ -28,3 +28,7 @@ expect_usage_error() {
 json_get() {  # json_get FILE PY_EXPR  (expression over `d`)
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
+
+# A TCP port free right now on loopback, chosen by the kernel (fixed ranges collide with parallel tests and
+# with the ephemeral ports Gloo's own connections use).
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A rank killed mid-run makes the survivor exit non-zero within --comm-timeout, naming the lost rank, not hang.
 source "$(dirname "$0")/lib.bash"
-port=$((31500 + RANDOM % 2000))
+port=$(free_port)
 args=(--device cpu --model tiny --num-classes 10 --batch-size 8 --steps 100000 --warmup 1 --threads 1
       --no-progress --comm-timeout 10)
 RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port "$MGBENCH" "${args[@]}" \

@@ -16,7 +16,7 @@ else
   echo "mpirun not installed: MPI part skipped"
 fi
 
-port=$((29500 + RANDOM % 2000))
+port=$(free_port)
 for r in 0 1; do
   RANK=$r WORLD_SIZE=2 LOCAL_RANK=$r MASTER_ADDR=127.0.0.1 MASTER_PORT=$port \
     timeout 300 "$MGBENCH" "${args[@]}" --json "$TMP/env$r.json" >"$TMP/env$r.out" 2>&1 &
@@ -32,7 +32,7 @@ wait "${pids[1]}" || { cat "$TMP/env1.out"; fail "env launch: rank 1 failed"; }
 RANK=0 WORLD_SIZE=2 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port expect_usage_error "world size" \
   "$MGBENCH" "${args[@]}" --gpus 4
 # Ranks launched with different options are refused before any collective, naming the mismatch.
-port=$((port + 1))
+port=$(free_port)
 RANK=0 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=127.0.0.1 MASTER_PORT=$port timeout 120 "$MGBENCH" "${args[@]}" \
   --comm-timeout 30 >"$TMP/m0.out" 2>&1 &
 m0=$!
