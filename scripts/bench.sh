@@ -4,5 +4,5 @@
 # mgbench, e.g. scripts/bench.sh --model resnet18 --gpus 1,2,4,8.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-"$root/scripts/setup.sh"
+"$root/scripts/setup.sh" mgbench
 exec "$root/${MGBENCH_BUILD_DIR:-build}/mgbench" --model resnet50 --json "$root/mgbench-result.json" "$@"

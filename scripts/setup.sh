@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Installs what is missing (Debian packages listed in scripts/deps.txt) and builds mgbench into build/.
+# Installs what is missing (Debian packages listed in scripts/deps.txt) and builds mgbench into build/: every
+# target, or only those named as arguments (scripts/setup.sh mgbench).
 # CUDA is built when the toolkit is found (/usr/local/cuda or CUDAToolkit_ROOT); MGBENCH_CUDA=OFF skips it.
 # Idempotent: a second run installs nothing and rebuilds only what changed.
 set -euo pipefail
@@ -21,4 +22,6 @@ fi
 
 jobs=${MGBENCH_JOBS:-$(nproc)}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Release -DMGBENCH_CUDA="${MGBENCH_CUDA:-AUTO}" >/dev/null
-cmake --build "$build" -j "$jobs"
+targets=()
+for t in "$@"; do targets+=(--target "$t"); done
+cmake --build "$build" -j "$jobs" "${targets[@]}"
