@@ -1,6 +1,7 @@
 // Owning handle to one device allocation of a Backend (RAII over device_alloc/device_free).
 #pragma once
 #include <cstddef>
+#include <exception>
 #include <utility>
 
 #include "backend/backend.h"
@@ -11,7 +12,13 @@ class DeviceBuffer {
  public:
   DeviceBuffer() = default;
   DeviceBuffer(Backend& be, size_t bytes) : be_(&be), bytes_(bytes), p_(bytes ? be.device_alloc(bytes) : nullptr) {}
-  ~DeviceBuffer() { reset(); }
+  ~DeviceBuffer() {
+    try {
+      reset();
+    } catch (const std::exception&) {
+      // A destructor cannot report a failed free; the device is being torn down or already failed.
+    }
+  }
   DeviceBuffer(DeviceBuffer&& o) noexcept { *this = std::move(o); }
   DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
     if (this != &o) {

@@ -42,25 +42,6 @@ memory::dims act_dims(const Shape& s) {
 
 memory::desc act_desc(const Shape& s, DType t) { return memory::desc(act_dims(s), to_dnnl(t), Tag::nhwc); }
 
-Buffer::Buffer(CpuBackend& be, size_t bytes) : be_(&be), p_(bytes ? be.device_alloc(bytes) : nullptr), bytes_(bytes) {}
-Buffer::~Buffer() {
-  if (p_) be_->device_free(p_);
-}
-Buffer::Buffer(Buffer&& o) noexcept : be_(o.be_), p_(o.p_), bytes_(o.bytes_) {
-  o.p_ = nullptr;
-  o.bytes_ = 0;
-}
-Buffer& Buffer::operator=(Buffer&& o) noexcept {
-  if (this != &o) {
-    if (p_) be_->device_free(p_);
-    be_ = o.be_;
-    p_ = o.p_;
-    bytes_ = o.bytes_;
-    o.p_ = nullptr;
-    o.bytes_ = 0;
-  }
-  return *this;
-}
 
 CpuLayer::CpuLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes,
                    const LayerOptions& opt)

@@ -14,6 +14,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/device_buffer.h"
 #include "core/error.h"
 
 namespace mg::cpu {
@@ -32,26 +33,8 @@ DType cpu_activation_dtype(Precision p, const std::string& layer);
 memory::desc act_desc(const Shape& s, DType t);
 memory::dims act_dims(const Shape& s);
 
-// An allocation from the backend (so peak memory sees it), freed when the owner goes.
-class Buffer {
- public:
-  Buffer() = default;
-  Buffer(CpuBackend& be, size_t bytes);
-  ~Buffer();
-  Buffer(Buffer&& o) noexcept;
-  Buffer& operator=(Buffer&& o) noexcept;
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  void* get() const { return p_; }
-  size_t size() const { return bytes_; }
-  template <typename T>
-  T* as() const { return static_cast<T*>(p_); }
-
- private:
-  CpuBackend* be_ = nullptr;
-  void* p_ = nullptr;
-  size_t bytes_ = 0;
-};
+// Layer-owned allocations come from the backend, so peak memory sees them.
+using Buffer = DeviceBuffer;
 
 // Base of every CPU layer: parameter binding, scratchpad, and a checked execute-and-wait.
 class CpuLayer : public LayerOp {

@@ -4,27 +4,6 @@
 namespace mg {
 namespace cuda {
 
-Buffer::Buffer(CudaBackend& be, size_t bytes) : be_(&be), p_(bytes ? be.device_alloc(bytes) : nullptr) {}
-Buffer::~Buffer() {
-  if (p_) {
-    try {
-      be_->device_free(p_);
-    } catch (const std::exception&) {
-      // a destructor cannot report; the backend frees what is left when it goes
-    }
-  }
-}
-Buffer::Buffer(Buffer&& o) noexcept : be_(o.be_), p_(o.p_) { o.p_ = nullptr; }
-Buffer& Buffer::operator=(Buffer&& o) noexcept {
-  if (this != &o) {
-    Buffer tmp(std::move(*this));
-    be_ = o.be_;
-    p_ = o.p_;
-    o.p_ = nullptr;
-  }
-  return *this;
-}
-
 CudaLayer::CudaLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes,
                      const LayerOptions& opt)
     : be_(be), desc_(d), in_shapes_(in_shapes), dt_(activation_dtype(opt.precision)), opt_(opt) {

@@ -8,28 +8,13 @@
 
 #include "backend/cuda/cuda_backend.h"
 #include "backend/cuda/cuda_check.h"
+#include "backend/device_buffer.h"
 #include "core/error.h"
 
 namespace mg::cuda {
 
-// Device memory owned by a layer, returned to the backend's counted allocator when the layer goes.
-class Buffer {
- public:
-  Buffer() = default;
-  Buffer(CudaBackend& be, size_t bytes);
-  ~Buffer();
-  Buffer(Buffer&& o) noexcept;
-  Buffer& operator=(Buffer&& o) noexcept;
-  Buffer(const Buffer&) = delete;
-  Buffer& operator=(const Buffer&) = delete;
-  void* get() const { return p_; }
-  template <typename T>
-  T* as() const { return static_cast<T*>(p_); }
-
- private:
-  CudaBackend* be_ = nullptr;
-  void* p_ = nullptr;
-};
+// Layer-owned device memory comes from the backend's counted allocator, so peak memory sees it.
+using Buffer = DeviceBuffer;
 
 class CudaLayer : public LayerOp {
  public:
