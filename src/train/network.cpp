@@ -14,7 +14,6 @@ Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t ima
   ops_.resize(n);
   out_.resize(n);
   grad_.resize(n);
-  consumers_.assign(n, 0);
   auto alloc = [&](const Shape& s, DType t) {
     buffers_.emplace_back(be, static_cast<size_t>(s.numel()) * dtype_size(t));
     return buffers_.back().tensor(s, t);
@@ -26,10 +25,7 @@ Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t ima
     out_[i] = alloc(shapes[i], act_);
     if (i == 0) continue;
     std::vector<Shape> in;
-    for (int j : l.inputs) {
-      in.push_back(shapes[j]);
-      ++consumers_[j];
-    }
+    for (int j : l.inputs) in.push_back(shapes[j]);
     LayerOptions opt;
     opt.precision = precision;
     opt.seed = seed * 1000003ull + i;

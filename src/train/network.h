@@ -43,7 +43,6 @@ class Network {
   DType act_;
   std::vector<std::unique_ptr<LayerOp>> ops_;  // ops_[0] is null (input)
   std::vector<Tensor> out_, grad_;             // per layer output and d(loss)/d(output)
-  std::vector<int> consumers_;                 // how many layers read each layer's output
   std::vector<DeviceBuffer> buffers_;
   std::vector<Tensor> scratch_;                // for inputs read by several layers: gradients are summed
   Tensor loss_;
