@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# The gradient and mode options as a user passes them, checked in the recorded result: forward-only,
+# accumulation with compressed all-reduce, no overlap, independent replicas, strong scaling, bf16 on CPU.
+source "$(dirname "$0")/lib.bash"
+run=(--device cpu --model tiny --num-classes 10 --warmup 1 --steps 4 --no-progress)
+
+expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1,2 --batch-size 8 --forward-only --json "$TMP/fwd.json"
+json_get "$TMP/fwd.json" "d['config']['forward_only'] and all(r['breakdown']['backward_s'] < 1e-4 and r['breakdown']['forward_s'] > 0 for r in d['runs'])" \
+  | grep -q True || fail "forward-only: no backward time expected"
+
+expect_status 0 "$MGBENCH" "${run[@]}" --gpus 2 --no-baseline --batch-size 8 --accum-steps 3 --allreduce-dtype bf16 \
+  --bucket-mb 0.001 --json "$TMP/acc.json"
+python3 - "$TMP/acc.json" <<'PY' || fail "accumulation / bf16 all-reduce / buckets"
+import json, sys
+r = json.load(open(sys.argv[1]))["runs"][0]
+assert r["global_batch"] == 8 * 2 * 3, r["global_batch"]            # micro-batches count in the throughput
+assert r["allreduce"]["dtype"] == "bf16" and r["allreduce"]["buckets"] > 1, r["allreduce"]
+assert r["allreduce"]["bytes_per_step"] == sum(b["bytes"] for b in r["allreduce"]["per_bucket"])
+assert r["replicas_identical"]
+PY
+
+expect_status 0 "$MGBENCH" "${run[@]}" --gpus 2 --no-baseline --batch-size 8 --no-overlap --json "$TMP/noov.json"
+json_get "$TMP/noov.json" "d['config']['overlap'] == False and d['runs'][0]['replicas_identical']" | grep -q True \
+  || fail "--no-overlap"
+
+expect_status 0 "$MGBENCH" "${run[@]}" --gpus 2 --no-baseline --batch-size 8 --allreduce none --json "$TMP/none.json"
+json_get "$TMP/none.json" "d['runs'][0]['allreduce']['library'] == 'none' and not d['runs'][0]['replicas_identical']" \
+  | grep -q True || fail "--allreduce none: replicas must not exchange gradients"
+
+expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1,2 --batch-size 8 --scaling strong --json "$TMP/strong.json"
+[[ $(json_get "$TMP/strong.json" "[r['batch_per_device'] for r in d['runs']]") == "[8, 4]" ]] || fail "strong scaling"
+
+if grep -q avx512_bf16 /proc/cpuinfo; then
+  expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1 --batch-size 8 --precision bf16 --json "$TMP/bf16.json"
+  [[ $(json_get "$TMP/bf16.json" "d['config']['precision']") == bf16 ]] || fail "bf16 not recorded"
+else
+  echo "no AVX-512 BF16 on this CPU: bf16 part skipped"
+  expect_usage_error "precision bf16" "$MGBENCH" "${run[@]}" --precision bf16
+fi
+echo "ok"
