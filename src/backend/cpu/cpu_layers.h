@@ -112,8 +112,19 @@ namespace mg::cpu {
 class WeightedLayer : public CpuLayer {
  public:
   using CpuLayer::CpuLayer;
+  // Conv and linear run the same way once their primitives exist: forward with optional bias, backward data
+  // (when the input wants a gradient) and backward weights (+bias), gradients overwritten or accumulated.
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override;
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout, const std::vector<Tensor>& din,
+                bool accumulate) override;
 
  protected:
+  // Set by the derived constructor.
+  dnnl::primitive fwd_, bwd_data_, bwd_w_;
+  dnnl::memory src_, dst_, bias_, dbias_;  // dst and diff_dst share a descriptor
+  Buffer dbias_buf_;                       // bias gradient staging when accumulating
+  int64_t bias_count_ = 0;                 // 0: no bias
+
   // Call from the derived constructor once the primitive descriptors exist (before allocate_scratch()).
   void setup_weights(const memory::desc& canonical, const memory::desc& fwd, const memory::desc& bwd_data,
                      const memory::desc& diff);
@@ -126,7 +137,7 @@ class WeightedLayer : public CpuLayer {
   void finish_weight_grad(bool accumulate);
 
  private:
-  memory::desc canonical_, fwd_, bwd_data_, diff_;
+  memory::desc canonical_, fwd_md_, bwd_data_md_, diff_;
   dnnl::memory master_, wfwd_, wbwd_, dw_, grad_;
   Buffer wfwd_buf_, wbwd_buf_, dw_buf_;
   dnnl::reorder to_fwd_, to_bwd_, from_diff_, from_diff_acc_;

@@ -77,49 +77,13 @@ class ConvLayer final : public WeightedLayer {
     if (c.bias) bias_ = mem(bias_md);
     if (c.bias) dbias_ = mem(bias_md);
     if (c.bias) dbias_buf_ = Buffer(be, static_cast<size_t>(o) * sizeof(float));
-  }
-
-  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
-    check_bound();
-    check_io(in, out);
-    set(src_, in[0].data);
-    set(dst_, out.data);
-    Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, forward_weights()}, {DNNL_ARG_DST, dst_}};
-    if (desc_.conv.bias) {
-      set(bias_, params_[1]);
-      a.emplace(DNNL_ARG_BIAS, bias_);
-    }
-    run(fwd_, std::move(a));
-  }
-
-  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
-                const std::vector<Tensor>& din, bool accumulate) override {
-    check_bound();
-    check_io(in, out);
-    set(dst_, dout.data);  // dst and diff_dst share a descriptor
-    if (din[0].data) {
-      set(src_, din[0].data);
-      run(bwd_data_, {{DNNL_ARG_DIFF_SRC, src_}, {DNNL_ARG_WEIGHTS, backward_data_weights()},
-                      {DNNL_ARG_DIFF_DST, dst_}});
-    }
-    set(src_, in[0].data);
-    Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_DIFF_DST, dst_}, {DNNL_ARG_DIFF_WEIGHTS, weight_grad_target(accumulate)}};
-    if (desc_.conv.bias) {
-      set(dbias_, accumulate ? dbias_buf_.get() : grads_[1]);
-      a.emplace(DNNL_ARG_DIFF_BIAS, dbias_);
-    }
-    run(bwd_w_, std::move(a));
-    finish_weight_grad(accumulate);
-    if (desc_.conv.bias && accumulate) store_or_add(grads_[1], dbias_buf_.as<float>(), desc_.conv.out_channels, true);
+    bias_count_ = c.bias ? o : 0;
   }
 
  private:
   dnnl::convolution_forward::primitive_desc fwd_pd_;
   dnnl::convolution_backward_data::primitive_desc bwd_data_pd_;
   dnnl::convolution_backward_weights::primitive_desc bwd_w_pd_;
-  dnnl::primitive fwd_, bwd_data_, bwd_w_;
-  dnnl::memory src_, dst_, bias_, dbias_;
-  Buffer dbias_buf_;
 };
 
 }  // namespace

@@ -24,28 +24,28 @@ dnnl::reorder make_reorder(CpuBackend& be, const memory::desc& from, const memor
 void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::desc& fwd,
                                   const memory::desc& bwd_data, const memory::desc& diff) {
   canonical_ = canonical;
-  fwd_ = fwd;
-  bwd_data_ = bwd_data;
+  fwd_md_ = fwd;
+  bwd_data_md_ = bwd_data;
   diff_ = diff;
   master_ = mem(canonical_);
   grad_ = mem(canonical_);
   memory::desc sp;
 
-  fwd_is_master_ = fwd_ == canonical_;
+  fwd_is_master_ = fwd_md_ == canonical_;
   if (fwd_is_master_) {
     wfwd_ = master_;
   } else {
-    wfwd_buf_ = Buffer(be_, fwd_.get_size());
-    wfwd_ = mem(fwd_, wfwd_buf_.get());
-    to_fwd_ = make_reorder(be_, canonical_, fwd_, false, attr(), &sp);
+    wfwd_buf_ = Buffer(be_, fwd_md_.get_size());
+    wfwd_ = mem(fwd_md_, wfwd_buf_.get());
+    to_fwd_ = make_reorder(be_, canonical_, fwd_md_, false, attr(), &sp);
     need_scratch(sp);
   }
 
-  bwd_same_as_fwd_ = bwd_data_ == fwd_;
+  bwd_same_as_fwd_ = bwd_data_md_ == fwd_md_;
   if (!bwd_same_as_fwd_) {
-    wbwd_buf_ = Buffer(be_, bwd_data_.get_size());
-    wbwd_ = mem(bwd_data_, wbwd_buf_.get());
-    to_bwd_ = make_reorder(be_, canonical_, bwd_data_, false, attr(), &sp);
+    wbwd_buf_ = Buffer(be_, bwd_data_md_.get_size());
+    wbwd_ = mem(bwd_data_md_, wbwd_buf_.get());
+    to_bwd_ = make_reorder(be_, canonical_, bwd_data_md_, false, attr(), &sp);
     need_scratch(sp);
   }
 
@@ -86,6 +86,39 @@ void WeightedLayer::finish_weight_grad(bool accumulate) {
   if (grad_direct_) return;
   set(grad_, grads_[0]);
   run(accumulate ? from_diff_acc_ : from_diff_, {{DNNL_ARG_FROM, dw_}, {DNNL_ARG_TO, grad_}});
+}
+
+void WeightedLayer::forward(const std::vector<Tensor>& in, const Tensor& out, bool) {
+  check_bound();
+  check_io(in, out);
+  set(src_, in[0].data);
+  set(dst_, out.data);
+  Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, forward_weights()}, {DNNL_ARG_DST, dst_}};
+  if (bias_count_) {
+    set(bias_, params_[1]);
+    a.emplace(DNNL_ARG_BIAS, bias_);
+  }
+  run(fwd_, std::move(a));
+}
+
+void WeightedLayer::backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                             const std::vector<Tensor>& din, bool accumulate) {
+  check_bound();
+  check_io(in, out);
+  set(dst_, dout.data);
+  if (din[0].data) {
+    set(src_, din[0].data);
+    run(bwd_data_, {{DNNL_ARG_DIFF_SRC, src_}, {DNNL_ARG_WEIGHTS, backward_data_weights()}, {DNNL_ARG_DIFF_DST, dst_}});
+  }
+  set(src_, in[0].data);
+  Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_DIFF_DST, dst_}, {DNNL_ARG_DIFF_WEIGHTS, weight_grad_target(accumulate)}};
+  if (bias_count_) {
+    set(dbias_, accumulate ? dbias_buf_.get() : grads_[1]);
+    a.emplace(DNNL_ARG_DIFF_BIAS, dbias_);
+  }
+  run(bwd_w_, std::move(a));
+  finish_weight_grad(accumulate);
+  if (bias_count_ && accumulate) store_or_add(grads_[1], dbias_buf_.as<float>(), bias_count_, true);
 }
 
 }  // namespace mg::cpu
