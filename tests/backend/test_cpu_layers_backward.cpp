@@ -15,17 +15,6 @@ namespace {
 constexpr float kH = 1e-2f;
 constexpr double kAtol = 2e-3, kRtol = 1e-2;
 
-LayerDesc conv_desc(int64_t o, int64_t k, int64_t s, int64_t p, int64_t g, bool bias) {
-  LayerDesc d = make_desc(LayerKind::Conv, "conv");
-  d.conv.out_channels = o;
-  d.conv.kh = d.conv.kw = k;
-  d.conv.stride_h = d.conv.stride_w = s;
-  d.conv.pad_h = d.conv.pad_w = p;
-  d.conv.groups = g;
-  d.conv.bias = bias;
-  return d;
-}
-
 // Distinct values spaced 0.05 apart in a shuffled order: no two window elements are within 2h of each other.
 void distinct_values(std::vector<float>& v, uint64_t seed) {
   std::vector<size_t> idx(v.size());

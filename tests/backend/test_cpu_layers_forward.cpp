@@ -8,17 +8,6 @@ using namespace mgtest;
 
 namespace {
 
-LayerDesc conv_desc(int64_t o, int64_t k, int64_t s, int64_t p, int64_t g, bool bias) {
-  LayerDesc d = make_desc(LayerKind::Conv, "conv");
-  d.conv.out_channels = o;
-  d.conv.kh = d.conv.kw = k;
-  d.conv.stride_h = d.conv.stride_w = s;
-  d.conv.pad_h = d.conv.pad_w = p;
-  d.conv.groups = g;
-  d.conv.bias = bias;
-  return d;
-}
-
 // torch semantics: max over the window inside the input; avg divides by the window clipped to [-pad, size+pad).
 std::vector<double> pool_ref(const std::vector<float>& x, Nhwc xs, const PoolParams& p, bool max, Nhwc ys) {
   std::vector<double> y(static_cast<size_t>(ys.n * ys.c * ys.h * ys.w));
