@@ -10,7 +10,7 @@ build=${MGBENCH_BUILD_DIR:-$root/build}
 missing=()
 while read -r pkg; do
   [[ -z "$pkg" || "$pkg" == \#* ]] && continue
-  dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null | grep -q "install ok installed" || missing+=("$pkg")
+  [[ $(dpkg-query -W -f='${Status}' "$pkg" 2>/dev/null) == "install ok installed" ]] || missing+=("$pkg")
 done < "$root/scripts/deps.txt"
 if ((${#missing[@]})); then
   echo "setup: installing ${missing[*]}"

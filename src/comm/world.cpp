@@ -3,6 +3,7 @@
 // local replica (or NCCL communicators when built with NCCL).
 #include "comm/world.h"
 
+#include <algorithm>
 #include <exception>
 #include <map>
 #include <mutex>
@@ -71,11 +72,38 @@ std::shared_ptr<StoreSession> store_session(const LaunchInfo& launch, const Comm
   return sessions.emplace(key, s).first->second;
 }
 
+std::vector<std::string> split_lines(const std::string& s) {
+  std::vector<std::string> out;
+  size_t start = 0;
+  while (start <= s.size()) {
+    const size_t end = s.find('\n', start);
+    const std::string line = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+    if (!line.empty()) out.push_back(line);
+    if (end == std::string::npos) break;
+    start = end + 1;
+  }
+  return out;
+}
+
+// The options two processes differ on, as "seed=42 vs seed=7" pairs: a user must see which flag to fix, not
+// a hash.
+std::string describe_difference(const std::string& mine, const std::string& theirs, int my_rank, int their_rank) {
+  const auto a = split_lines(mine), b = split_lines(theirs);
+  std::string diff;
+  for (size_t i = 0; i < std::max(a.size(), b.size()); ++i) {
+    const std::string x = i < a.size() ? a[i] : "(none)", y = i < b.size() ? b[i] : "(none)";
+    if (x == y) continue;
+    diff += (diff.empty() ? "" : ", ") + x + " vs " + y;
+  }
+  return "processes disagree on the run (launched with different options?): process " + std::to_string(my_rank) +
+         " vs process " + std::to_string(their_rank) + ": " + diff;
+}
+
 // Every process publishes what it believes the world is; any disagreement is a usage error on all of them,
 // before a collective could hang or mis-sum.
 void check_same_configuration(Store& store, const LaunchInfo& launch, int local, const CommOptions& opt) {
-  const std::string mine = "processes=" + std::to_string(launch.world_size) + " replicas-per-process=" +
-                           std::to_string(local) + " library=" + opt.library + " config=" + opt.config_fingerprint;
+  const std::string mine = "processes=" + std::to_string(launch.world_size) + "\nreplicas-per-process=" +
+                           std::to_string(local) + "\nlibrary=" + opt.library + "\n" + opt.config_fingerprint;
   const std::string prefix = opt.job_key + "/config/";
   store.set(prefix + std::to_string(launch.rank), std::vector<uint8_t>(mine.begin(), mine.end()));
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout_s * 1000));
@@ -88,10 +116,7 @@ void check_same_configuration(Store& store, const LaunchInfo& launch, int local,
                   " did not join the world within " + std::to_string(opt.timeout_s) + " s");
     }
     const std::string theirs(v.begin(), v.end());
-    if (theirs != mine) {
-      throw UsageError("processes disagree on the run: process " + std::to_string(launch.rank) + " has '" + mine +
-                       "', process " + std::to_string(p) + " has '" + theirs + "'");
-    }
+    if (theirs != mine) throw UsageError(describe_difference(mine, theirs, launch.rank, p));
   }
 }
 

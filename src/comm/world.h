@@ -30,7 +30,8 @@ struct CommOptions {
   double timeout_s = 300;         // a lost peer fails every collective within this
   std::string gloo_iface;         // network interface for Gloo's TCP transport ("" = loopback/hostname)
   std::string job_key = "mgbench";  // distinguishes successive worlds (sweep entries) on one store
-  // Hash of the run's options; processes whose fingerprints differ fail with UsageError before any collective.
+  // The run's options as "key=value" lines; processes whose lines differ fail with a UsageError, before any
+  // collective, that names the differing options.
   std::string config_fingerprint;
 };
 

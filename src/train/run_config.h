@@ -23,6 +23,7 @@ struct RunConfig {
   // where
   DeviceKind device = DeviceKind::Cpu;
   std::vector<int> device_counts = {1};  // the sweep (--gpus / --devices)
+  bool device_counts_defaulted = false;   // not given: under a launcher the world size replaces them
   std::vector<int> gpu_ids;              // ordinals to use, in order (default 0..N-1)
   bool no_baseline = false;              // do not add a 1-device run when the list lacks one
   int threads = 0;                       // CPU threads per process (0 = all cores)

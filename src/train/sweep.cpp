@@ -22,7 +22,7 @@ std::vector<int> resolve_device_counts(const RunConfig& cfg, const LaunchInfo& l
   }
   if (launch.launcher != "none") {
     // One process per device: the launcher fixes the world; a --gpus list may only restate it.
-    if (!cfg.device_counts.empty() && !(cfg.device_counts.size() == 1 && cfg.device_counts[0] == launch.world_size) &&
+    if (!cfg.device_counts_defaulted && !cfg.device_counts.empty() && !(cfg.device_counts.size() == 1 && cfg.device_counts[0] == launch.world_size) &&
         !(cfg.device_counts.size() == 1 && cfg.device_counts[0] == 1)) {
       std::string list;
       for (int n : cfg.device_counts) list += (list.empty() ? "" : ",") + std::to_string(n);

@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "backend/device_buffer.h"
 #include "core/error.h"
 #include "models/registry.h"
@@ -87,15 +89,13 @@ std::vector<float> allreduce_host(Communicator& comm, Backend& be, const std::ve
 // Processes of one job launched with different options would time different work or deadlock in mismatched
 // collectives; the communicator bootstrap compares this across processes.
 std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image, int local) {
-  const std::string s = c.model + "|" + std::to_string(c.num_classes) + "|" + precision_name(c.precision) + "|" +
-                        device_kind_name(c.device) + "|" + std::to_string(batch) + "|" + std::to_string(image) + "|" +
-                        std::to_string(c.steps) + "|" + std::to_string(c.warmup) + "|" + std::to_string(c.repeat) +
-                        "|" + std::to_string(c.accum_steps) + "|" + std::to_string(c.bucket_mb) + "|" +
-                        std::to_string(c.overlap) + "|" + std::to_string(static_cast<int>(c.allreduce)) + "|" +
-                        c.allreduce_dtype + "|" + std::to_string(c.forward_only) + std::to_string(c.input_only) +
-                        "|" + c.data + "|" + c.synthetic_source + "|" + std::to_string(c.seed) + "|" +
-                        std::to_string(local);
-  return std::to_string(std::hash<std::string>{}(s));
+  return fmt::format(
+      "model={}\nnum-classes={}\nprecision={}\ndevice={}\nbatch-size={}\nimage-size={}\nsteps={}\nwarmup={}\n"
+      "repeat={}\naccum-steps={}\nbucket-mb={}\noverlap={}\nallreduce={}\nallreduce-dtype={}\nforward-only={}\n"
+      "input-only={}\ndata={}\nsynthetic={}\nseed={}\nreplicas-per-process={}",
+      c.model, c.num_classes, precision_name(c.precision), device_kind_name(c.device), batch, image, c.steps,
+      c.warmup, c.repeat, c.accum_steps, c.bucket_mb, c.overlap, c.allreduce == AllreduceMode::Ring ? "ring" : "none", c.allreduce_dtype,
+      c.forward_only, c.input_only, c.data, c.synthetic_source, c.seed, local);
 }
 
 }  // namespace

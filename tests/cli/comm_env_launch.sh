@@ -49,5 +49,5 @@ wait "${pids[0]}"; rc0=$?
 wait "${pids[1]}"; rc1=$?
 pids=()
 [ "$rc0" -eq 2 ] && [ "$rc1" -eq 2 ] || { cat "$tmp/m0" "$tmp/m1"; fail "mismatch: exit $rc0/$rc1, expected 2/2"; }
-grep -q "disagree" "$tmp/m0" || { cat "$tmp/m0"; fail "mismatch message"; }
+grep -q "disagree.*iters=3 vs iters=4" "$tmp/m0" || { cat "$tmp/m0"; fail "mismatch message"; }
 echo "comm env launch: ok"

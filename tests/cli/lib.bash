@@ -29,6 +29,12 @@ json_get() {  # json_get FILE PY_EXPR  (expression over `d`)
   python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"
 }
 
+# json_check FILE PY_EXPR: succeeds when the expression over `d` is true. A status, not printed text, so no
+# `| grep -q` under pipefail (grep exiting early kills the writer with SIGPIPE and fails the pipeline).
+json_check() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if ($2) else 1)" "$1"
+}
+
 # A TCP port free right now on loopback, chosen by the kernel (fixed ranges collide with parallel tests and
 # with the ephemeral ports Gloo's own connections use).
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }

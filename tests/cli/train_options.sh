@@ -5,8 +5,8 @@ source "$(dirname "$0")/lib.bash"
 run=(--device cpu --model tiny --num-classes 10 --warmup 1 --steps 4 --no-progress)
 
 expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1,2 --batch-size 8 --forward-only --json "$TMP/fwd.json"
-json_get "$TMP/fwd.json" "d['config']['forward_only'] and all(r['breakdown']['backward_s'] < 1e-4 and r['breakdown']['forward_s'] > 0 for r in d['runs'])" \
-  | grep -q True || fail "forward-only: no backward time expected"
+json_check "$TMP/fwd.json" "d['config']['forward_only'] and all(r['breakdown']['backward_s'] < 1e-4 and r['breakdown']['forward_s'] > 0 for r in d['runs'])" \
+  || fail "forward-only: no backward time expected"
 
 expect_status 0 "$MGBENCH" "${run[@]}" --gpus 2 --no-baseline --batch-size 8 --accum-steps 3 --allreduce-dtype bf16 \
   --bucket-mb 0.001 --json "$TMP/acc.json"
@@ -20,12 +20,12 @@ assert r["replicas_identical"]
 PY
 
 expect_status 0 "$MGBENCH" "${run[@]}" --gpus 2 --no-baseline --batch-size 8 --no-overlap --json "$TMP/noov.json"
-json_get "$TMP/noov.json" "d['config']['overlap'] == False and d['runs'][0]['replicas_identical']" | grep -q True \
+json_check "$TMP/noov.json" "d['config']['overlap'] == False and d['runs'][0]['replicas_identical']" \
   || fail "--no-overlap"
 
 expect_status 0 "$MGBENCH" "${run[@]}" --gpus 2 --no-baseline --batch-size 8 --allreduce none --json "$TMP/none.json"
-json_get "$TMP/none.json" "d['runs'][0]['allreduce']['library'] == 'none' and not d['runs'][0]['replicas_identical']" \
-  | grep -q True || fail "--allreduce none: replicas must not exchange gradients"
+json_check "$TMP/none.json" "d['runs'][0]['allreduce']['library'] == 'none' and not d['runs'][0]['replicas_identical']" \
+  || fail "--allreduce none: replicas must not exchange gradients"
 
 expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1,2 --batch-size 8 --scaling strong --json "$TMP/strong.json"
 [[ $(json_get "$TMP/strong.json" "[r['batch_per_device'] for r in d['runs']]") == "[8, 4]" ]] || fail "strong scaling"

@@ -9,11 +9,11 @@ common=(--device cpu --model tiny --num-classes 4 --batch-size 8 --warmup 1 --no
 for src in "$TMP/imgs" "$TMP/imgs.mgrec"; do
   expect_status 0 "$MGBENCH" "${common[@]}" --gpus 1,2 --steps 4 --data "$src" --json "$TMP/train.json"
   [[ $(json_get "$TMP/train.json" "d['config']['data']") == "$src" ]] || fail "data source not recorded"
-  json_get "$TMP/train.json" "all(r['images_per_sec'] > 0 for r in d['runs'])" | grep -q True || fail "$src: throughput"
+  json_check "$TMP/train.json" "all(r['images_per_sec'] > 0 for r in d['runs'])" || fail "$src: throughput"
 done
 
 expect_status 0 "$MGBENCH" "${common[@]}" --gpus 1,2 --steps 4 --data "$TMP/imgs" --input-only --json "$TMP/in.json"
-json_get "$TMP/in.json" "all(r['input_only'] and r['images_per_sec'] > 0 for r in d['runs'])" | grep -q True \
+json_check "$TMP/in.json" "all(r['input_only'] and r['images_per_sec'] > 0 for r in d['runs'])" \
   || fail "input-only result"
 grep -q "images/s" "$TMP/out" || fail "input-only table"
 

@@ -10,9 +10,9 @@ grep -q "images/s" "$TMP/out" || fail "no table on stdout"
 [[ $(json_get "$TMP/r.json" "[r['devices'] for r in d['runs']]") == "[1, 2]" ]] || fail "device counts"
 [[ $(json_get "$TMP/r.json" "len(d['runs'][1]['samples']['total_s'])") == 10 ]] || fail "5 steps x 2 repeats"
 [[ $(json_get "$TMP/r.json" "d['runs'][0]['scaling_efficiency']") == 1.0 ]] || fail "baseline efficiency"
-json_get "$TMP/r.json" "d['runs'][1]['images_per_sec'] > 0 and d['runs'][1]['allreduce']['busbw_GBps'] > 0" | grep -q True \
+json_check "$TMP/r.json" "d['runs'][1]['images_per_sec'] > 0 and d['runs'][1]['allreduce']['busbw_GBps'] > 0" \
   || fail "2-replica throughput and bus bandwidth"
-json_get "$TMP/r.json" "d['runs'][1]['replicas_identical']" | grep -q True || fail "replicas diverged"
+json_check "$TMP/r.json" "d['runs'][1]['replicas_identical']" || fail "replicas diverged"
 json_get "$TMP/r.json" "d['environment']['versions']['onednn']" >/dev/null || fail "environment versions"
 python3 - "$TMP/t.json" <<'PY' || fail "trace"
 import json, sys

@@ -129,4 +129,9 @@ TEST_CASE("device counts: baseline added, duplicates and too many rejected", "[t
   REQUIRE_THROWS_AS(resolve_device_counts(c, mpi), UsageError);
   c.device_counts = {};
   REQUIRE(resolve_device_counts(c, mpi) == std::vector<int>{2});
+  // The default sweep (no --gpus) of a process under a launcher of 4 is that world, not a local sweep.
+  mpi.world_size = 4;
+  c.device_counts = {1, 2};
+  c.device_counts_defaulted = true;
+  REQUIRE(resolve_device_counts(c, mpi) == std::vector<int>{4});
 }

@@ -170,11 +170,10 @@ class CommCommand : public Command {
 
   // Processes launched with different options would time different things or deadlock: compare them.
   std::string fingerprint(DeviceKind kind, int local) const {
-    const std::string s = op_ + "|" + min_ + "|" + max_ + "|" + std::to_string(factor_) + "|" +
-                          std::to_string(warmup_) + "|" + std::to_string(iters_) + "|" + dtype_ + "|" +
-                          std::to_string(root_) + "|" + transport_ + "|" + device_kind_name(kind) + "|" +
-                          std::to_string(local);
-    return fmt::format("{:016x}", std::hash<std::string>{}(s));
+    return fmt::format("op={}\nminbytes={}\nmaxbytes={}\nstepfactor={}\nwarmup={}\niters={}\ndtype={}\nroot={}\n"
+                       "transport={}\ndevice={}\nreplicas-per-process={}",
+                       op_, min_, max_, factor_, warmup_, iters_, dtype_, root_, transport_, device_kind_name(kind),
+                       local);
   }
 
   void print_table(const std::vector<CommBenchRow>& rows, const std::string& transport, DeviceKind kind, int ranks,

@@ -179,6 +179,7 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
     const int cores = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
     c.device_counts = cores >= 2 ? std::vector<int>{1, 2} : std::vector<int>{1};
   }
+  c.device_counts_defaulted = o.gpus.empty();
   c.gpu_ids = parse_ints(o.gpu_ids, "--gpu-ids");
   if (!c.gpu_ids.empty()) {
     std::vector<int> sorted = c.gpu_ids;
