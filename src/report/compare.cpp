@@ -129,7 +129,7 @@ SideSummary summarize_side(const Located& l) {
   s.scaling_efficiency = r.scaling_efficiency;
   // Recomputed from the raw samples rather than trusted from the file, so a hand-edited summary cannot
   // disagree with the data the test runs on.
-  const StepStats st = compute_step_stats(step_totals(r));
+  const StepStats st = compute_step_stats(step_totals(r), r.run_samples);
   s.samples = st.samples;
   s.step_median_s = st.median_s;
   s.step_ci_lo_s = st.ci95_lo_s;

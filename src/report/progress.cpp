@@ -16,7 +16,7 @@ Progress::~Progress() { finish(); }
 
 void Progress::update(int64_t done, int64_t total, double images_per_sec) {
   if (!enabled_) return;
-  std::string line = fmt::format("{}: step {}/{}  {:.1f} img/s", label_, done, total, images_per_sec);
+  std::string line = fmt::format("{}: {} {}/{}  {:.1f} img/s", label_, unit_, done, total, images_per_sec);
   // Pad over the previous text: a shorter line would otherwise leave its tail on screen.
   const size_t width = line.size();
   if (width < last_width_) line.append(last_width_ - width, ' ');

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstdio>
 #include <string>
+#include <utility>
 
 namespace mg {
 
@@ -17,7 +18,9 @@ class Progress {
   Progress& operator=(const Progress&) = delete;
 
   bool enabled() const { return enabled_; }
-  // Rewrites the single line: "<label>: step <done>/<total>  <ips> img/s".
+  // What update() counts: "step" unless changed (e.g. "run" for --runs).
+  void set_unit(std::string unit) { unit_ = std::move(unit); }
+  // Rewrites the single line: "<label>: <unit> <done>/<total>  <ips> img/s".
   void update(int64_t done, int64_t total, double images_per_sec);
   // Clears the line so the table that follows starts clean. Idempotent; the destructor calls it.
   void finish();
@@ -25,6 +28,7 @@ class Progress {
  private:
   std::string label_;
   std::FILE* out_;
+  std::string unit_ = "step";
   bool enabled_;
   size_t last_width_ = 0;
 };

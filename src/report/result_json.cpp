@@ -24,7 +24,7 @@ json step_stats_json(const StepStats& s) {
   return {{"median_s", s.median_s}, {"mean_s", s.mean_s},       {"stddev_s", s.stddev_s},
           {"p5_s", s.p5_s},         {"p95_s", s.p95_s},         {"ci95_s", s.ci95_s},
           {"ci95_lo_s", s.ci95_lo_s}, {"ci95_hi_s", s.ci95_hi_s}, {"jitter_s", s.jitter_s},
-          {"samples", s.samples}};
+          {"samples", s.samples},   {"runs", s.runs},           {"ci95_method", s.ci95_method}};
 }
 
 json breakdown_json(const StepBreakdown& b) {
@@ -104,7 +104,8 @@ json run_json(const DeviceCountResult& r) {
           {"input_only", r.input_only},
           {"replica_checksums", checksums_json(r.replica_checksums)},
           {"replicas_identical", replicas_identical(r.replica_checksums)},
-          {"samples", samples_json(r.samples)}};
+          {"samples", samples_json(r.samples)},
+          {"run_samples", r.run_samples}};
 }
 
 json environment_json(const Environment& e) {
@@ -199,6 +200,7 @@ RunConfig config_from_json(const Reader& rd, const json& j) {
   c.steps = rd.get<int>(j, w, "steps");
   c.warmup = rd.get<int>(j, w, "warmup");
   c.repeat = rd.get<int>(j, w, "repeat");
+  c.runs = rd.get_or<int>(j, w, "runs", 1);
   c.forward_only = rd.get<bool>(j, w, "forward_only");
   c.input_only = rd.get<bool>(j, w, "input_only");
   c.lr = rd.get<float>(j, w, "lr");
@@ -266,6 +268,8 @@ StepStats step_stats_from_json(const Reader& rd, const json& j, const std::strin
   s.ci95_hi_s = rd.get<double>(j, w, "ci95_hi_s");
   s.jitter_s = rd.get<double>(j, w, "jitter_s");
   s.samples = rd.get<int64_t>(j, w, "samples");
+  s.runs = rd.get_or<int64_t>(j, w, "runs", 1);
+  s.ci95_method = rd.get_or<std::string>(j, w, "ci95_method", "order-statistic");
   return s;
 }
 
@@ -346,6 +350,15 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
     r.replica_checksums.push_back(v);
   }
   r.samples = samples_from_json(rd, rd.at(j, w, "samples"), w + ".samples");
+  r.run_samples = rd.get_or<std::vector<int64_t>>(j, w, "run_samples", {});
+  int64_t covered = 0;
+  for (int64_t c : r.run_samples) {
+    if (c <= 0) rd.fail(w + ".run_samples", "counts must be positive");
+    covered += c;
+  }
+  if (!r.run_samples.empty() && covered != static_cast<int64_t>(r.samples.size()))
+    rd.fail(w + ".run_samples", "add up to " + std::to_string(covered) + ", but there are " +
+                                    std::to_string(r.samples.size()) + " samples");
   return r;
 }
 
@@ -367,6 +380,7 @@ json to_json(const RunConfig& c) {
           {"steps", c.steps},
           {"warmup", c.warmup},
           {"repeat", c.repeat},
+          {"runs", c.runs},
           {"forward_only", c.forward_only},
           {"input_only", c.input_only},
           {"lr", c.lr},

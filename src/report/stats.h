@@ -18,8 +18,16 @@ double quantile_sorted(const std::vector<double>& sorted, double q);
 // (min..max covers 1 - 2^(1-n), e.g. 93.75% at n = 5), so the interval is min..max and covers less than claimed.
 std::pair<int64_t, int64_t> median_ci95_ranks(int64_t n);
 
-// median, mean, sample stddev (n - 1), p5/p95, the 95% CI of the median above, and jitter = 1.4826 * MAD
-// (the median absolute deviation scaled to estimate a normal stddev, as tf_cnn_benchmarks prints it).
-StepStats compute_step_stats(const std::vector<double>& samples);
+// t_{0.975} of Student's t with dof >= 1 degrees of freedom: the two-sided 95% quantile.
+double student_t975(int64_t dof);
+
+// median, mean, sample stddev (n - 1), p5/p95, a 95% CI of the median, and jitter = 1.4826 * MAD (the median
+// absolute deviation scaled to estimate a normal stddev, as tf_cnn_benchmarks prints it).
+// The CI: with one run, the order-statistic interval above (ci95_method "order-statistic"). Steps of one
+// process share that process's memory placement, thread placement and neighbours, so they are not independent
+// draws of what a re-run would measure; with run_samples naming k >= 2 process runs (sizes in sample order),
+// the interval is pooled median +- t_{0.975, k-1} * sd(run medians) / sqrt(k), widened to contain the pooled
+// order-statistic interval ("between-runs"). run_samples must sum to samples.size().
+StepStats compute_step_stats(const std::vector<double>& samples, const std::vector<int64_t>& run_samples = {});
 
 }  // namespace mg

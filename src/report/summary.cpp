@@ -22,7 +22,7 @@ void summarize(DeviceCountResult& r) {
     sum.optimizer += s.optimizer;
     sum.total += s.total;
   }
-  r.step_time = compute_step_stats(totals);
+  r.step_time = compute_step_stats(totals, r.run_samples);
   const double n = static_cast<double>(r.samples.size());
   r.breakdown = StepBreakdown{};
   if (n > 0) {

@@ -37,11 +37,13 @@ std::string busbw_cell(const DeviceCountResult& r) {
 
 std::string format_table(const RunResult& r) {
   const RunConfig& c = r.config;
-  std::string out = fmt::format("{} {} on {}{}, batch {} {}, {} steps x{} (warm-up {}), host {}", c.model,
+  std::string out = fmt::format("{} {} on {}{}, batch {} {}, {} steps x{} (warm-up {}){}, host {}", c.model,
                                 precision_name(c.precision), device_kind_name(c.device),
                                 c.forward_only ? " (forward only)" : c.input_only ? " (input only)" : "",
                                 c.batch_size, c.scaling == Scaling::Weak ? "per device" : "global", c.steps,
-                                c.repeat, c.warmup, r.env.host.empty() ? "?" : r.env.host);
+                                c.repeat, c.warmup,
+                                c.runs > 1 ? fmt::format(", {} runs in fresh processes", c.runs) : "",
+                                r.env.host.empty() ? "?" : r.env.host);
   const std::string devs = devices_summary(r.env);
   if (!devs.empty()) out += ", " + devs;
   else if (!r.env.cpu.empty()) out += ", " + r.env.cpu;

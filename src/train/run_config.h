@@ -35,6 +35,7 @@ struct RunConfig {
   int steps = 20;
   int warmup = 5;
   int repeat = 1;
+  int runs = 1;  // whole benchmark repeated in this many fresh processes and pooled (cli/lib/child_runs.h)
   bool forward_only = false;
   bool input_only = false;
 

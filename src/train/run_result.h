@@ -25,10 +25,12 @@ struct StepBreakdown {
 
 struct StepStats {
   double median_s = 0, mean_s = 0, stddev_s = 0, p5_s = 0, p95_s = 0;
-  double ci95_lo_s = 0, ci95_hi_s = 0;  // 95% CI of the median (order statistics)
+  double ci95_lo_s = 0, ci95_hi_s = 0;  // 95% CI of the median (report/stats.h says how)
   double ci95_s = 0;                    // half-width: max(median-lo, hi-median)
   double jitter_s = 0;                  // 1.4826 * MAD
   int64_t samples = 0;
+  int64_t runs = 1;                              // independent process runs pooled (--runs)
+  std::string ci95_method = "order-statistic";  // or "between-runs" when runs >= 2
 };
 
 struct BucketTiming {
@@ -77,6 +79,9 @@ struct DeviceCountResult {
   // FNV-1a of every replica's parameters after the run (global rank order): data-parallel replicas must agree.
   std::vector<uint64_t> replica_checksums;
   std::vector<StepBreakdown> samples;  // every timed step (all repeats), mean over replicas
+  // With --runs, how many of the samples each process run contributed, in order (their sum is samples.size());
+  // empty for a single run. The CI of the median is built from the runs' medians.
+  std::vector<int64_t> run_samples;
   std::vector<TraceSpan> trace;        // filled only when tracing
 };
 

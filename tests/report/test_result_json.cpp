@@ -24,7 +24,7 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(j.at("config").at("device") == "cpu");
   CHECK(j.at("config").at("scaling") == "weak");
   CHECK(j.at("config").at("allreduce") == "ring");
-  CHECK(j.at("config").size() == 41);  // one key per RunConfig field
+  CHECK(j.at("config").size() == 42);  // one key per RunConfig field
   const json& run = j.at("runs").at(1);
   CHECK(run.at("devices") == 2);
   CHECK(run.at("step_time").at("samples") == 12);
@@ -90,6 +90,19 @@ TEST_CASE("the reader names the file and the field it cannot use") {
   bad_sum["runs"][0]["replica_checksums"][0] = "xyz";
   CHECK(message(bad_sum) == "base.json: runs[0].replica_checksums[0]: not a hex checksum: 'xyz'");
   CHECK(message(json::array()) == "base.json: (top level): expected an object, found array");
+  json bad_runs = good;
+  bad_runs["runs"][0]["run_samples"] = {2, 3};  // 6 samples
+  CHECK(message(bad_runs) == "base.json: runs[0].run_samples: add up to 5, but there are 6 samples");
+  // Results written before --runs existed have neither run_samples nor the CI method: one run.
+  json older = good;
+  older["runs"][0].erase("run_samples");
+  older["runs"][0]["step_time"].erase("ci95_method");
+  older["runs"][0]["step_time"].erase("runs");
+  older["config"].erase("runs");
+  const RunResult old = result_from_json(older, "old.json");
+  CHECK(old.runs[0].run_samples.empty());
+  CHECK(old.runs[0].step_time.ci95_method == "order-statistic");
+  CHECK(old.config.runs == 1);
 }
 
 TEST_CASE("read_json_file reports missing and malformed files in one line") {

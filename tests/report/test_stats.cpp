@@ -84,3 +84,65 @@ TEST_CASE("the median CI covers the true median at least 95% of the time") {
     CHECK(covered <= 0.985 * trials);  // order statistics are not so conservative that the CI is useless
   }
 }
+
+TEST_CASE("Student t quantiles: table and large-dof expansion") {
+  // References: scipy.stats.t.ppf(0.975, dof).
+  CHECK(student_t975(1) == Approx(12.7062).epsilon(1e-4));
+  CHECK(student_t975(4) == Approx(2.7764).epsilon(1e-4));
+  CHECK(student_t975(30) == Approx(2.0423).epsilon(1e-4));
+  CHECK(student_t975(31) == Approx(2.0395).epsilon(1e-4));
+  CHECK(student_t975(40) == Approx(2.0211).epsilon(1e-4));
+  CHECK(student_t975(120) == Approx(1.9799).epsilon(1e-4));
+  CHECK(student_t975(100000) == Approx(1.9600).epsilon(1e-4));
+  CHECK_THROWS(student_t975(0));
+}
+
+TEST_CASE("pooled runs: the CI of the median comes from the runs' medians") {
+  // Runs {10,11,12} {12,13,14} {14,15,16}: medians 11, 13, 15 (sd 2). Pooled median 13; the pooled
+  // order-statistic interval (n = 9, ranks 2 and 8) is [11, 15]; t_{0.975,2} * 2 / sqrt(3) = 4.9683.
+  const StepStats s = compute_step_stats({10, 11, 12, 12, 13, 14, 14, 15, 16}, {3, 3, 3});
+  CHECK(s.runs == 3);
+  CHECK(s.ci95_method == "between-runs");
+  CHECK(s.median_s == Approx(13));
+  CHECK(s.ci95_lo_s == Approx(13 - 4.30265 * 2 / std::sqrt(3.0)));
+  CHECK(s.ci95_hi_s == Approx(13 + 4.30265 * 2 / std::sqrt(3.0)));
+  CHECK(s.ci95_s == Approx(4.96827).epsilon(1e-4));
+
+  // Runs that agree exactly add nothing: the interval is the pooled order-statistic one.
+  const StepStats same = compute_step_stats({1, 2, 3, 1, 2, 3}, {3, 3});
+  CHECK(same.ci95_method == "between-runs");
+  CHECK(same.ci95_lo_s == 1);
+  CHECK(same.ci95_hi_s == 3);
+
+  const StepStats single = compute_step_stats({1, 2, 3}, {3});
+  CHECK(single.runs == 1);
+  CHECK(single.ci95_method == "order-statistic");
+
+  CHECK_THROWS(compute_step_stats({1, 2, 3}, {2, 2}));  // counts must cover the samples exactly
+  CHECK_THROWS(compute_step_stats({1, 2, 3}, {3, 0}));
+}
+
+TEST_CASE("with a per-process effect, only the between-runs CI keeps its coverage") {
+  // Each process run shifts all its steps by a random factor (memory and thread placement, neighbours) far
+  // larger than the step-to-step noise: steps of one run are then not independent draws, and an
+  // order-statistic CI over the pooled steps is much too narrow. The target is the median a re-run measures
+  // (1.0 here: shifts and noise are symmetric in log space).
+  std::mt19937_64 rng(7);
+  std::normal_distribution<double> normal(0.0, 1.0);
+  const int trials = 2000, runs = 5, steps = 20;
+  int between = 0, order_only = 0;
+  for (int t = 0; t < trials; ++t) {
+    std::vector<double> v;
+    for (int r = 0; r < runs; ++r) {
+      const double shift = std::exp(0.03 * normal(rng));
+      for (int i = 0; i < steps; ++i) v.push_back(shift * std::exp(0.01 * normal(rng)));
+    }
+    const StepStats pooled = compute_step_stats(v, std::vector<int64_t>(runs, steps));
+    const StepStats naive = compute_step_stats(v);
+    between += pooled.ci95_lo_s <= 1.0 && 1.0 <= pooled.ci95_hi_s;
+    order_only += naive.ci95_lo_s <= 1.0 && 1.0 <= naive.ci95_hi_s;
+  }
+  INFO("between-runs covered " << between << ", order statistics alone " << order_only << " of " << trials);
+  CHECK(between >= 0.93 * trials);
+  CHECK(order_only < 0.6 * trials);
+}

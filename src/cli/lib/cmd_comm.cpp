@@ -22,7 +22,7 @@
 #include "backend/backend.h"
 #include "backend/cpu/cpu_backend.h"
 #include "cli/lib/command.h"
-#include "cli/lib/transport_children.h"
+#include "cli/lib/child_runs.h"
 #include "comm/comm_bench.h"
 #include "comm/transport.h"
 #include "comm/world.h"
@@ -152,7 +152,9 @@ class CommCommand : public Command {
 
   // One child process per transport entry (each prints its own table), then one merged JSON result.
   int run_entries_in_children(const std::vector<std::string>& transports) const {
-    const ChildResults children = run_per_transport_children(transports, /*quiet=*/false);
+    std::vector<std::vector<std::string>> extra;
+    for (const std::string& t : transports) extra.push_back({"--transport", t});
+    const ChildResults children = run_children(extra, {"--transport"}, /*quiet=*/false);
     if (children.status != 0) return children.status;
     nlohmann::json merged;
     for (const nlohmann::json& part : children.parts) {

@@ -83,6 +83,8 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--steps", o.steps, "timed steps per repeat (default 20 on GPU, 10 on CPU)");
   app.add_option("--warmup", o.warmup, "untimed warm-up steps (default 5 on GPU, 2 on CPU)");
   app.add_option("--repeat", c.repeat, "repeat the timed steps R times, keeping all samples")->capture_default_str();
+  app.add_option("--runs", c.runs, "run the whole benchmark P times, each in a fresh process, and pool them: the "
+                 "step-time CI then covers run-to-run variation")->capture_default_str();
   app.add_flag("--forward-only", c.forward_only, "benchmark inference (forward pass only)");
   app.add_flag("--input-only", c.input_only, "run the input pipeline only (decode, augment, stage), no training");
   app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
@@ -157,6 +159,7 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   if (c.steps < 1 || c.steps > 1000000) throw UsageError("--steps " + std::to_string(c.steps) + " must be between 1 and 1000000");
   if (o.warmup < -1 || c.warmup > 1000000) throw UsageError("--warmup " + std::to_string(o.warmup) + " must be between 0 and 1000000");
   if (c.repeat < 1 || c.repeat > 1000) throw UsageError("--repeat " + std::to_string(c.repeat) + " must be between 1 and 1000");
+  if (c.runs < 1 || c.runs > 100) throw UsageError("--runs " + std::to_string(c.runs) + " must be between 1 and 100");
   if (c.accum_steps < 1 || c.accum_steps > 4096) throw UsageError("--accum-steps " + std::to_string(c.accum_steps) + " must be between 1 and 4096");
   if (c.staging_depth < 1 || c.staging_depth > 64) throw UsageError("--staging-depth " + std::to_string(c.staging_depth) + " must be between 1 and 64");
   if (c.data_threads < 1 || c.data_threads > 256) throw UsageError("--data-threads " + std::to_string(c.data_threads) + " must be between 1 and 256");

@@ -4,9 +4,10 @@
 #include <cstdlib>
 #include <memory>
 
-#include "cli/lib/transport_children.h"
+#include "cli/lib/child_runs.h"
 #include "comm/world.h"
 #include "core/error.h"
+#include "report/pool.h"
 #include "report/progress.h"
 #include "report/result_json.h"
 #include "report/summary.h"
@@ -18,14 +19,27 @@ namespace mg {
 
 namespace {
 
+// with_trace: false where a child process already wrote the --trace (results read back from JSON carry none).
+void report(const RunResult& result, const RunConfig& cfg, bool with_trace) {
+  std::fputs(format_table(result).c_str(), stdout);
+  std::fflush(stdout);
+  if (with_trace && !cfg.trace_path.empty()) write_trace(cfg.trace_path, result.runs.back());
+  if (!cfg.json_path.empty()) write_json_atomic(cfg.json_path, to_json(result));
+}
+
+void refuse_under_launcher(const LaunchInfo& launch, const std::string& what) {
+  if (launch.launcher != "none")
+    throw UsageError(what + " re-runs mgbench in child processes, which " + launch.launcher +
+                     " cannot do: launch once per entry instead");
+}
+
 // CUDA transports compared one child process each (NCCL fixes its transport settings per process); the
 // children's results are merged into one report here.
 int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
-  if (launch.launcher != "none") {
-    throw UsageError("--transport with several entries re-runs mgbench once per entry, which " + launch.launcher +
-                     " cannot do: launch once per transport instead");
-  }
-  const ChildResults children = run_per_transport_children(cfg.transports, /*quiet=*/true);
+  refuse_under_launcher(launch, "--transport with several entries");
+  std::vector<std::vector<std::string>> extra;
+  for (const std::string& t : cfg.transports) extra.push_back({"--transport", t});
+  const ChildResults children = run_children(extra, {"--transport"}, /*quiet=*/true);
   if (children.status != 0) return children.status;
   RunResult merged;
   for (const nlohmann::json& part : children.parts) {
@@ -35,8 +49,39 @@ int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
   }
   merged.config = cfg;
   merged.env.command_line = cfg.command_line;
-  std::fputs(format_table(merged).c_str(), stdout);
-  if (!cfg.json_path.empty()) write_json_atomic(cfg.json_path, to_json(merged));
+  report(merged, cfg, /*with_trace=*/false);
+  return 0;
+}
+
+// --runs P: the whole benchmark P times, each in a fresh process (steps of one process share its memory and
+// thread placement, so only separate processes show how much a re-run moves), pooled into one result whose
+// CI comes from the runs' medians. The first run writes the --trace.
+int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
+  refuse_under_launcher(launch, "--runs");
+  std::vector<std::vector<std::string>> extra;
+  for (int i = 0; i < cfg.runs; ++i) extra.push_back({"--runs", "1", "--trace", i == 0 ? cfg.trace_path : ""});
+  std::unique_ptr<Progress> progress;
+  if (cfg.progress) {
+    progress = std::make_unique<Progress>(cfg.model);
+    progress->set_unit("run");
+  }
+  const auto done = [&](size_t i, const nlohmann::json& part) {
+    // Throughput of the run's largest device count, as the step progress shows it.
+    const double ips = part.value("runs", nlohmann::json::array()).empty()
+                           ? 0
+                           : part["runs"].back().value("images_per_sec", 0.0);
+    if (progress) progress->update(static_cast<int64_t>(i + 1), cfg.runs, ips);
+  };
+  const ChildResults children = run_children(extra, {"--runs", "--trace"}, /*quiet=*/true, done);
+  if (progress) progress->finish();
+  if (children.status != 0) return children.status;
+  std::vector<RunResult> parts;
+  for (size_t i = 0; i < children.parts.size(); ++i)
+    parts.push_back(result_from_json(children.parts[i], "run " + std::to_string(i + 1)));
+  RunResult pooled = pool_runs(parts);
+  pooled.config = cfg;
+  pooled.env.command_line = cfg.command_line;
+  report(pooled, cfg, /*with_trace=*/false);
   return 0;
 }
 
@@ -46,6 +91,7 @@ int run_training(const RunConfig& cfg) {
   if (!cfg.nccl_algo.empty()) setenv("NCCL_ALGO", cfg.nccl_algo.c_str(), 1);  // read by NCCL at init
   const LaunchInfo launch = detect_launch();
   const bool lead = launch.rank == 0;
+  if (cfg.runs > 1) return run_pooled_in_children(cfg, launch);
   if (cfg.device == DeviceKind::Cuda && cfg.transports.size() > 1) return run_transports_in_children(cfg, launch);
 
   std::unique_ptr<Progress> progress;
@@ -68,10 +114,7 @@ int run_training(const RunConfig& cfg) {
   compute_scaling(result.runs);
   if (!lead) return 0;  // rank 0 reports for every rank
 
-  std::fputs(format_table(result).c_str(), stdout);
-  std::fflush(stdout);
-  if (!cfg.trace_path.empty()) write_trace(cfg.trace_path, result.runs.back());
-  if (!cfg.json_path.empty()) write_json_atomic(cfg.json_path, to_json(result));
+  report(result, cfg, /*with_trace=*/true);
   return 0;
 }
 

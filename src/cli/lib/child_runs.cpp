@@ -1,4 +1,4 @@
-#include "cli/lib/transport_children.h"
+#include "cli/lib/child_runs.h"
 
 #include <fcntl.h>
 #include <sys/wait.h>
@@ -7,6 +7,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <algorithm>
 #include <fstream>
 
 #include "core/error.h"
@@ -31,28 +32,37 @@ std::string own_command_line() {
   return s;
 }
 
-ChildResults run_per_transport_children(const std::vector<std::string>& transports, bool quiet) {
+ChildResults run_children(const std::vector<std::vector<std::string>>& extra_args,
+                          const std::vector<std::string>& replaced, bool quiet,
+                          const std::function<void(size_t, const nlohmann::json&)>& child_done) {
   const std::vector<std::string> base = own_argv();
-  std::vector<std::string> args;  // our arguments without --transport / --json (each child gets its own)
+  std::vector<std::string> drop = replaced;
+  drop.push_back("--json");
+  const auto dropped = [&](const std::string& a) {
+    return std::any_of(drop.begin(), drop.end(), [&](const std::string& d) { return a.rfind(d + "=", 0) == 0; });
+  };
+  std::vector<std::string> args;  // our arguments without the replaced options (each child gets its own)
   for (size_t i = 1; i < base.size(); ++i) {
     const std::string& a = base[i];
-    if (a == "--transport" || a == "--json") {
+    if (std::find(drop.begin(), drop.end(), a) != drop.end()) {
       ++i;
-    } else if (a.rfind("--transport=", 0) != 0 && a.rfind("--json=", 0) != 0) {
+    } else if (!dropped(a)) {
       args.push_back(a);
     }
   }
-  char dir_template[] = "/tmp/mgbench-transport-XXXXXX";
+  char dir_template[] = "/tmp/mgbench-child-XXXXXX";
   if (!mkdtemp(dir_template)) throw Error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
   const std::string dir = dir_template;
   ChildResults out;
-  for (const std::string& t : transports) {
-    const std::string json = dir + "/" + t + ".json";
+  for (size_t c = 0; c < extra_args.size(); ++c) {
+    const std::string json = dir + "/" + std::to_string(c) + ".json";
     std::vector<std::string> child = {"/proc/self/exe"};
     child.insert(child.end(), args.begin(), args.end());
-    for (const std::string& extra : {std::string("--transport"), t, std::string("--json"), json}) child.push_back(extra);
+    child.insert(child.end(), extra_args[c].begin(), extra_args[c].end());
+    child.push_back("--json");
+    child.push_back(json);
     std::vector<char*> argv;
-    for (auto& c : child) argv.push_back(c.data());
+    for (auto& arg : child) argv.push_back(arg.data());
     argv.push_back(nullptr);
     std::fflush(stdout);
     const pid_t pid = fork();
@@ -78,6 +88,7 @@ ChildResults run_per_transport_children(const std::vector<std::string>& transpor
     std::ifstream in(json);
     out.parts.push_back(nlohmann::json::parse(in));
     std::remove(json.c_str());
+    if (child_done) child_done(c, out.parts.back());
   }
   rmdir(dir.c_str());
   return out;
