@@ -84,7 +84,7 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--warmup", o.warmup, "untimed warm-up steps (default 5 on GPU, 2 on CPU)");
   app.add_option("--repeat", c.repeat, "repeat the timed steps R times, keeping all samples")->capture_default_str();
   app.add_option("--runs", c.runs, "run the whole benchmark P times, each in a fresh process, and pool them: the "
-                 "step-time CI then covers run-to-run variation")->capture_default_str();
+                 "step-time CI then includes the spread between runs")->capture_default_str();
   app.add_flag("--forward-only", c.forward_only, "benchmark inference (forward pass only)");
   app.add_flag("--input-only", c.input_only, "run the input pipeline only (decode, augment, stage), no training");
   app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
