@@ -82,21 +82,23 @@ StepStats compute_step_stats(const std::vector<double>& samples, const std::vect
   s.ci95_lo_s = v[static_cast<size_t>(lo - 1)];
   s.ci95_hi_s = v[static_cast<size_t>(hi - 1)];
   if (s.runs >= 2) {
-    std::vector<double> medians;
+    // In log space: timing noise is multiplicative (a slow period scales the whole step), and the interval
+    // of a positive time stays positive however few runs there are.
+    std::vector<double> log_medians;
     auto begin = samples.begin();
     for (int64_t c : run_samples) {
       std::vector<double> run(begin, begin + c);
       begin += c;
       std::sort(run.begin(), run.end());
-      medians.push_back(quantile_sorted(run, 0.5));
+      log_medians.push_back(std::log(std::max(quantile_sorted(run, 0.5), 1e-300)));
     }
     const double k = static_cast<double>(s.runs);
-    const double mean = std::accumulate(medians.begin(), medians.end(), 0.0) / k;
+    const double mean = std::accumulate(log_medians.begin(), log_medians.end(), 0.0) / k;
     double ss = 0;
-    for (double m : medians) ss += (m - mean) * (m - mean);
+    for (double m : log_medians) ss += (m - mean) * (m - mean);
     const double half = student_t975(s.runs - 1) * std::sqrt(ss / (k - 1)) / std::sqrt(k);
-    s.ci95_lo_s = std::min(s.ci95_lo_s, s.median_s - half);
-    s.ci95_hi_s = std::max(s.ci95_hi_s, s.median_s + half);
+    s.ci95_lo_s = std::min(s.ci95_lo_s, s.median_s * std::exp(-half));
+    s.ci95_hi_s = std::max(s.ci95_hi_s, s.median_s * std::exp(half));
     s.ci95_method = "between-runs";
   }
   s.ci95_s = std::max(s.median_s - s.ci95_lo_s, s.ci95_hi_s - s.median_s);

@@ -26,8 +26,8 @@ double student_t975(int64_t dof);
 // The CI: with one run, the order-statistic interval above (ci95_method "order-statistic"). Steps of one
 // process share that process's memory placement, thread placement and neighbours, so they are not independent
 // draws of what a re-run would measure; with run_samples naming k >= 2 process runs (sizes in sample order),
-// the interval is pooled median +- t_{0.975, k-1} * sd(run medians) / sqrt(k), widened to contain the pooled
-// order-statistic interval ("between-runs"). run_samples must sum to samples.size().
+// the interval is pooled median * exp(+-t_{0.975, k-1} * sd(log run medians) / sqrt(k)), widened to contain
+// the pooled order-statistic interval ("between-runs"). run_samples must sum to samples.size().
 StepStats compute_step_stats(const std::vector<double>& samples, const std::vector<int64_t>& run_samples = {});
 
 }  // namespace mg

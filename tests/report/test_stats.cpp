@@ -98,15 +98,21 @@ TEST_CASE("Student t quantiles: table and large-dof expansion") {
 }
 
 TEST_CASE("pooled runs: the CI of the median comes from the runs' medians") {
-  // Runs {10,11,12} {12,13,14} {14,15,16}: medians 11, 13, 15 (sd 2). Pooled median 13; the pooled
-  // order-statistic interval (n = 9, ranks 2 and 8) is [11, 15]; t_{0.975,2} * 2 / sqrt(3) = 4.9683.
+  // Runs {10,11,12} {12,13,14} {14,15,16}: medians 11, 13, 15; pooled median 13; the pooled order-statistic
+  // interval (n = 9, ranks 2 and 8) is [11, 15]. In log space: sd(ln 11, ln 13, ln 15) = 0.155232, so
+  // h = t_{0.975,2} * 0.155232 / sqrt(3) = 0.385617 and the interval is 13 * exp(-+h) = [8.8404, 19.1168].
   const StepStats s = compute_step_stats({10, 11, 12, 12, 13, 14, 14, 15, 16}, {3, 3, 3});
   CHECK(s.runs == 3);
   CHECK(s.ci95_method == "between-runs");
   CHECK(s.median_s == Approx(13));
-  CHECK(s.ci95_lo_s == Approx(13 - 4.30265 * 2 / std::sqrt(3.0)));
-  CHECK(s.ci95_hi_s == Approx(13 + 4.30265 * 2 / std::sqrt(3.0)));
-  CHECK(s.ci95_s == Approx(4.96827).epsilon(1e-4));
+  CHECK(s.ci95_lo_s == Approx(8.8404).epsilon(1e-4));
+  CHECK(s.ci95_hi_s == Approx(19.1168).epsilon(1e-4));
+  CHECK(s.ci95_s == Approx(19.1168 - 13).epsilon(1e-4));
+
+  // Two wildly different runs: t_{0.975,1} = 12.7 makes the interval wide, but a time stays positive.
+  const StepStats two = compute_step_stats({1, 1, 1, 9, 9, 9}, {3, 3});
+  CHECK(two.ci95_lo_s > 0);
+  CHECK(two.ci95_hi_s > 9);
 
   // Runs that agree exactly add nothing: the interval is the pooled order-statistic one.
   const StepStats same = compute_step_stats({1, 2, 3, 1, 2, 3}, {3, 3});
