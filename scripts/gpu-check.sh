@@ -3,7 +3,9 @@
 #   configure + build with CUDA, the GPU test set, compute-sanitizer memcheck on a short training run,
 #   ResNet-50 fp32 and bf16 benchmarks (synthetic data on the device and staged from the host), and PyTorch's
 #   reference loop (../shared/anchors/torch_gpu_train.py) at the same model, batch and precision.
-# Everything (result JSONs, reference JSONs, test output, summary.json, the full log) goes to ${OUT:-./gpu-check-out}.
+# ${OUT:-./gpu-check-out} gets three files, so the device tool (8 files at most) brings all of them back:
+# gpu-check.log (everything printed), summary.json, and gpu-check-files.tar.gz (every result and reference JSON),
+# refreshed after each step so a run cut short still returns what it measured.
 #
 #   scripts/gpu-check.sh                   # the whole check; exit 0 when every step passed, 77 without a GPU
 #   scripts/gpu-check.sh --build-only      # locate the toolchain and libraries, configure and build; no GPU needed
@@ -12,6 +14,8 @@
 #                               (default ./.gpu-deps/root when present)
 #              CUDNN_ROOT, NCCL_ROOT, CUDA_HOME / CUDACXX   where cuDNN, NCCL and nvcc are, when not found
 #              MG_GPU_BATCH (128), MG_GPU_STEPS (30), MG_GPU_WARMUP (10)
+#              MG_GPU_BUDGET_S (570)   wall-clock budget: a step gets at most what is left, and steps that no
+#                                      longer fit are recorded as skipped (one device command may run 600 s)
 set -uo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 cd "$root" || exit 1
@@ -20,26 +24,48 @@ build=${MG_GPU_BUILD_DIR:-$root/build-gpu}
 batch=${MG_GPU_BATCH:-128}
 steps=${MG_GPU_STEPS:-30}
 warmup=${MG_GPU_WARMUP:-10}
+budget=${MG_GPU_BUDGET_S:-570}
 build_only=0
 [[ "${1:-}" == "--build-only" ]] && build_only=1
 mkdir -p "$out"
+out=$(cd "$out" && pwd)
 log="$out/gpu-check.log"
 : >"$log"
 exec > >(tee -a "$log") 2>&1
+files=$(mktemp -d "${TMPDIR:-/tmp}/mgbench-gpu-check.XXXXXX")
+trap 'rm -rf "$files"' EXIT
+# pack: the per-step files as one archive in $out (written aside, then renamed: never half an archive).
+pack() {
+  tar -czf "$out/.gpu-check-files.tar.gz" -C "$files" . && mv "$out/.gpu-check-files.tar.gz" "$out/gpu-check-files.tar.gz"
+}
 
 say() { printf '== %s %s\n' "$(date +%H:%M:%S)" "$*"; }
 die() { say "gpu-check: $*"; exit 1; }
 failures=()
+# fit LIMIT: prints the time limit a step may have, at most LIMIT and what is left of the budget (less a margin
+# for the summary); prints 0 when too little is left to start it.
+fit() {
+  local left=$((budget - SECONDS - 20))
+  ((left < 15)) && { echo 0; return; }
+  echo $(($1 < left ? $1 : left))
+}
 # run_step NAME SECONDS CMD...: runs CMD under a time limit, records a failure instead of stopping.
 run_step() {
-  local name=$1 limit=$2
+  local name=$1 limit
+  limit=$(fit "$2")
   shift 2
+  if ((limit == 0)); then
+    say "$name: skipped, the ${budget} s budget is spent"
+    failures+=("$name (skipped: out of time)")
+    return 1
+  fi
   say "$name: $*"
   local t0=$SECONDS rc
-  timeout --kill-after=15 "$limit" "$@"
+  timeout --kill-after=10 "$limit" "$@"
   rc=$?
   say "$name: exit $rc after $((SECONDS - t0)) s"
   ((rc == 0)) || failures+=("$name (exit $rc$( ((rc == 124)) && echo ", timed out after $limit s"))")
+  pack
   return $rc
 }
 
@@ -144,7 +170,45 @@ fi
 # ---- 6. GPU test set
 run_step gpu-tests 300 "$build/tests/test_gpu" --durations yes
 
-# ---- 7. memcheck on a short training run
+# ---- 7. ResNet-50 benchmarks beside PyTorch's reference, most important first (a run cut short by the budget
+#         still has a comparison): per precision, mgbench with device-side data, then PyTorch; then host staging.
+anchor=""
+# ../shared does not travel to a device machine: scripts/gpu-deps.sh copies the anchor into .gpu-deps/anchors.
+for c in "${MG_TORCH_ANCHOR:-}" "$root/../shared/anchors/torch_gpu_train.py" "$root/shared/anchors/torch_gpu_train.py" \
+  "$root/.gpu-deps/anchors/torch_gpu_train.py"; do
+  if [[ -n "$c" && -f "$c" ]]; then anchor=$c; break; fi
+done
+[[ -n "$anchor" ]] || failures+=("torch reference (torch_gpu_train.py not found; set MG_TORCH_ANCHOR)")
+bench() {  # bench PREC SRC
+  run_step "resnet50-$1-$2" 200 "$mgbench" --device cuda --gpus 1 --model resnet50 --precision "$1" \
+    --batch-size "$batch" --steps "$steps" --warmup "$warmup" --synthetic-source "$2" --no-progress \
+    --json "$files/mgbench-resnet50-$1-$2.json"
+}
+reference() {  # reference PREC
+  [[ -n "$anchor" ]] || return 0
+  local limit rc
+  limit=$(fit 240)
+  if ((limit == 0)); then
+    say "torch-resnet50-$1: skipped, the ${budget} s budget is spent"
+    failures+=("torch-resnet50-$1 (skipped: out of time)")
+    return 0
+  fi
+  say "torch-resnet50-$1: python3 $anchor --model resnet50 --batch $batch --precision $1 --channels-last"
+  timeout --kill-after=10 "$limit" python3 "$anchor" --model resnet50 --batch "$batch" --precision "$1" \
+    --channels-last --steps "$steps" --warmup "$warmup" | tee "$files/torch-resnet50-$1.out"
+  rc=${PIPESTATUS[0]}
+  # The reference prints one JSON line last; keep just that.
+  tail -1 "$files/torch-resnet50-$1.out" >"$files/torch-resnet50-$1.json" && rm -f "$files/torch-resnet50-$1.out"
+  ((rc == 0)) || failures+=("torch-resnet50-$1 (exit $rc)")
+  pack
+}
+for prec in fp32 bf16; do
+  bench "$prec" device
+  reference "$prec"
+done
+for prec in fp32 bf16; do bench "$prec" host; done
+
+# ---- 8. memcheck on a short training run
 sanitizer=""
 for c in "$cuda_root/bin/compute-sanitizer" "$cuda_root/compute-sanitizer/compute-sanitizer" \
   "$(command -v compute-sanitizer 2>/dev/null)"; do
@@ -153,43 +217,17 @@ done
 if [[ -n "$sanitizer" ]]; then
   run_step memcheck 240 "$sanitizer" --tool memcheck --error-exitcode 3 --leak-check no \
     "$mgbench" --device cuda --gpus 1 --model tiny --batch-size 8 --steps 3 --warmup 1 --synthetic-source host \
-    --no-progress --json "$out/memcheck-tiny.json"
+    --no-progress --json "$files/memcheck-tiny.json"
 else
   failures+=("memcheck (compute-sanitizer not found)")
 fi
 
-# ---- 8. ResNet-50 benchmarks and PyTorch's reference
-for prec in fp32 bf16; do
-  for src in device host; do
-    run_step "resnet50-$prec-$src" 200 "$mgbench" --device cuda --gpus 1 --model resnet50 --precision "$prec" \
-      --batch-size "$batch" --steps "$steps" --warmup "$warmup" --synthetic-source "$src" --no-progress \
-      --json "$out/mgbench-resnet50-$prec-$src.json"
-  done
-done
-anchor=""
-for c in "${MG_TORCH_ANCHOR:-}" "$root/../shared/anchors/torch_gpu_train.py" "$root/shared/anchors/torch_gpu_train.py"; do
-  if [[ -n "$c" && -f "$c" ]]; then anchor=$c; break; fi
-done
-if [[ -n "$anchor" ]]; then
-  for prec in fp32 bf16; do
-    say "torch-resnet50-$prec: python3 $anchor --model resnet50 --batch $batch --precision $prec --channels-last"
-    timeout 240 python3 "$anchor" --model resnet50 --batch "$batch" --precision "$prec" --channels-last \
-      --steps "$steps" --warmup "$warmup" | tee "$out/torch-resnet50-$prec.json.tmp"
-    rc=${PIPESTATUS[0]}
-    # The reference prints one JSON line last; keep just that.
-    tail -1 "$out/torch-resnet50-$prec.json.tmp" >"$out/torch-resnet50-$prec.json" && rm -f "$out/torch-resnet50-$prec.json.tmp"
-    ((rc == 0)) || failures+=("torch-resnet50-$prec (exit $rc)")
-  done
-else
-  failures+=("torch reference (torch_gpu_train.py not found; set MG_TORCH_ANCHOR)")
-fi
-
 # ---- 9. summary: mgbench vs PyTorch, input-wait share with host staging, peak memory
-python3 - "$out" <<'PY' || failures+=("summary")
+python3 - "$files" "$out" <<'PY' || failures+=("summary")
 import json, os, sys
-out = sys.argv[1]
+files, out = sys.argv[1], sys.argv[2]
 def load(name):
-    p = os.path.join(out, name)
+    p = os.path.join(files, name)
     try:
         with open(p) as f:
             return json.load(f)

@@ -40,4 +40,13 @@ rm -rf "$prefix/usr/share/doc" "$prefix/usr/share/man" "$prefix/usr/share/lintia
 rm -f "$lib"/libmpi_mpifh* "$lib"/libmpi_usempi* "$lib"/libmpi_java* "$lib"/liboshmem* "$lib"/libhwloc.a \
   "$lib"/libturbojpeg.a
 printf '%s\n' "${dev_pkgs[@]}" "${runtime[@]}" | sort > "$(dirname "$prefix")/packages.txt"
+# PyTorch's reference loop lives in ../shared, which does not travel to a device machine: carry a copy.
+anchor=${MG_TORCH_ANCHOR:-$root/../shared/anchors/torch_gpu_train.py}
+if [[ -f "$anchor" ]]; then
+  mkdir -p "$(dirname "$prefix")/anchors"
+  cp "$anchor" "$(dirname "$prefix")/anchors/"
+  echo "gpu-deps: copied the PyTorch reference $anchor into $(dirname "$prefix")/anchors/"
+else
+  echo "gpu-deps: warning: no $anchor: the GPU check will have no PyTorch reference (set MG_TORCH_ANCHOR)"
+fi
 echo "gpu-deps: unpacked into $prefix ($(du -sh "$prefix" | cut -f1); packages listed in $(dirname "$prefix")/packages.txt)"
