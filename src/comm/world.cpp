@@ -7,6 +7,7 @@
 #include <exception>
 #include <map>
 #include <mutex>
+#include <sstream>
 #include <thread>
 
 #include <gloo/rendezvous/context.h>
@@ -74,14 +75,9 @@ std::shared_ptr<StoreSession> store_session(const LaunchInfo& launch, const Comm
 
 std::vector<std::string> split_lines(const std::string& s) {
   std::vector<std::string> out;
-  size_t start = 0;
-  while (start <= s.size()) {
-    const size_t end = s.find('\n', start);
-    const std::string line = s.substr(start, end == std::string::npos ? std::string::npos : end - start);
+  std::istringstream in(s);
+  for (std::string line; std::getline(in, line);)
     if (!line.empty()) out.push_back(line);
-    if (end == std::string::npos) break;
-    start = end + 1;
-  }
   return out;
 }
 
