@@ -26,6 +26,12 @@ std::vector<std::string> own_argv() {
 
 }  // namespace
 
+void refuse_children_under_launcher(const std::string& launcher, const std::string& what) {
+  if (launcher != "none")
+    throw UsageError(what + " needs a fresh process per entry, which " + launcher +
+                     " cannot start: under a launcher, launch once per entry");
+}
+
 std::string own_command_line() {
   std::string s;
   for (const std::string& a : own_argv()) s += (s.empty() ? "" : " ") + a;

@@ -91,10 +91,7 @@ class CommCommand : public Command {
     if (transports.size() > 1) {
       // NCCL reads NCCL_* once per process (its parameters are cached on first use), so a second entry in the
       // same process would silently measure the first one's transport: every entry gets a fresh process.
-      if (launched) {
-        throw UsageError("--transport with several entries needs a fresh process per entry: under a launcher, "
-                         "launch once per entry");
-      }
+      refuse_children_under_launcher(launch.launcher, "--transport with several entries");
       return run_entries_in_children(transports);
     }
     int local = devices_opt_->count() ? devices_ : launched ? 1 : kind == DeviceKind::Cuda ? gpus : 2;

@@ -27,16 +27,10 @@ void report(const RunResult& result, const RunConfig& cfg, bool with_trace) {
   if (!cfg.json_path.empty()) write_json_atomic(cfg.json_path, to_json(result));
 }
 
-void refuse_under_launcher(const LaunchInfo& launch, const std::string& what) {
-  if (launch.launcher != "none")
-    throw UsageError(what + " re-runs mgbench in child processes, which " + launch.launcher +
-                     " cannot do: launch once per entry instead");
-}
-
 // CUDA transports compared one child process each (NCCL fixes its transport settings per process); the
 // children's results are merged into one report here.
 int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
-  refuse_under_launcher(launch, "--transport with several entries");
+  refuse_children_under_launcher(launch.launcher, "--transport with several entries");
   std::vector<std::vector<std::string>> extra;
   for (const std::string& t : cfg.transports) extra.push_back({"--transport", t});
   const ChildResults children = run_children(extra, {"--transport"}, /*quiet=*/true);
@@ -57,7 +51,7 @@ int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
 // thread placement, so only separate processes show how much a re-run moves), pooled into one result whose
 // CI comes from the runs' medians. The first run writes the --trace.
 int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
-  refuse_under_launcher(launch, "--runs");
+  refuse_children_under_launcher(launch.launcher, "--runs");
   std::vector<std::vector<std::string>> extra;
   for (int i = 0; i < cfg.runs; ++i) extra.push_back({"--runs", "1", "--trace", i == 0 ? cfg.trace_path : ""});
   std::unique_ptr<Progress> progress;
