@@ -15,14 +15,12 @@
 #include <string>
 #include <vector>
 
+#include "core/device.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
 #include "models/layer_desc.h"
 
 namespace mg {
-
-enum class DeviceKind { Cpu, Cuda };
-inline const char* device_kind_name(DeviceKind k) { return k == DeviceKind::Cpu ? "cpu" : "cuda"; }
 
 enum class StreamKind { Compute = 0, Copy = 1, Comm = 2 };
 
@@ -57,13 +55,6 @@ class LayerOp {
   // (gradient accumulation across micro-batches).
   virtual void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                         const std::vector<Tensor>& din, bool accumulate_param_grads) = 0;
-};
-
-struct DeviceInfo {
-  std::string name;
-  size_t memory_bytes = 0;
-  std::string pci_bus_id;  // empty on CPU
-  int ordinal = 0;
 };
 
 class Backend {

@@ -10,9 +10,9 @@
 
 #include "core/error.h"
 #include "report/mann_whitney.h"
-#include "report/result_json.h"
-#include "report/stats.h"
-#include "report/summary.h"
+#include "result/result_json.h"
+#include "result/stats.h"
+#include "result/summary.h"
 
 namespace mg {
 

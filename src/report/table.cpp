@@ -4,7 +4,7 @@
 
 #include <map>
 
-#include "report/summary.h"
+#include "result/summary.h"
 
 namespace mg {
 

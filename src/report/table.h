@@ -2,7 +2,7 @@
 #pragma once
 #include <string>
 
-#include "train/run_result.h"
+#include "result/run_result.h"
 
 namespace mg {
 

@@ -3,7 +3,7 @@
 #include <map>
 #include <set>
 
-#include "report/atomic_file.h"
+#include "core/atomic_file.h"
 
 namespace mg {
 

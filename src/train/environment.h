@@ -2,8 +2,8 @@
 // threading variables in force, launcher and world size, mgbench version and commit, the command line.
 #pragma once
 #include "comm/world.h"
-#include "train/run_config.h"
-#include "train/run_result.h"
+#include "result/run_config.h"
+#include "result/run_result.h"
 
 namespace mg {
 

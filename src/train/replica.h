@@ -17,8 +17,8 @@
 #include "train/grad_sync.h"
 #include "train/network.h"
 #include "train/param_store.h"
-#include "train/run_config.h"
-#include "train/run_result.h"
+#include "result/run_config.h"
+#include "result/run_result.h"
 
 namespace mg {
 

@@ -7,8 +7,8 @@
 #include <string>
 
 #include "comm/world.h"
-#include "train/run_config.h"
-#include "train/run_result.h"
+#include "result/run_config.h"
+#include "result/run_result.h"
 
 namespace mg {
 

@@ -1,15 +1,15 @@
 #!/usr/bin/env bash
 # `mgbench compare` as a CI job uses it: exit status, table, --markdown, --json, one-line errors. Result files
-# are crafted from a complete result (test_report's [example-result] case) with step times drawn from a seeded
+# are crafted from a complete result (test_result's [example-result] case) with step times drawn from a seeded
 # RNG, so every verdict below is known in advance.
 source "$(dirname "$0")/lib.bash"
 : "${MG_BINARY_DIR:?}"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed to craft result files"; exit 77; }
 
-test_report="$MG_BINARY_DIR/tests/test_report"
-[[ -x $test_report ]] || fail "$test_report not built (it writes the template result)"
-MG_EXAMPLE_RESULT_OUT="$TMP/template.json" "$test_report" "[example-result]" >/dev/null 2>&1 \
-  || fail "test_report [example-result] failed"
+test_result="$MG_BINARY_DIR/tests/test_result"
+[[ -x $test_result ]] || fail "$test_result not built (it writes the template result)"
+MG_EXAMPLE_RESULT_OUT="$TMP/template.json" "$test_result" "[example-result]" >/dev/null 2>&1 \
+  || fail "test_result [example-result] failed"
 
 # craft OUT SCALE SEED [DEVICE_COUNTS...]: the template with 40 lognormal (3%) step times per run of median
 # 0.1 s x devices-dependent factor x SCALE, keeping only the listed device counts (default all).

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The --json result validates against docs/result-schema.json (JSON Schema draft-07), with Debian's
-# python3-jsonschema: a file from the report writer fed every field (test_report's [example-result] case), and a
+# python3-jsonschema: a file from the report writer fed every field (test_result's [example-result] case), and a
 # real CPU sweep. A deliberately broken copy must fail, so the check itself is known to bite.
 source "$(dirname "$0")/lib.bash"
 : "${MG_SOURCE_DIR:?}" "${MG_BINARY_DIR:?}"
@@ -28,10 +28,10 @@ PY
 }
 
 # 1. Every field the writer can emit.
-test_report="$MG_BINARY_DIR/tests/test_report"
-[[ -x $test_report ]] || fail "$test_report not built (it writes the example result)"
-MG_EXAMPLE_RESULT_OUT="$TMP/example.json" "$test_report" "[example-result]" >"$TMP/test_out" 2>&1 \
-  || { cat "$TMP/test_out"; fail "test_report [example-result] failed"; }
+test_result="$MG_BINARY_DIR/tests/test_result"
+[[ -x $test_result ]] || fail "$test_result not built (it writes the example result)"
+MG_EXAMPLE_RESULT_OUT="$TMP/example.json" "$test_result" "[example-result]" >"$TMP/test_out" 2>&1 \
+  || { cat "$TMP/test_out"; fail "test_result [example-result] failed"; }
 validate "$TMP/example.json" || fail "the writer's example result does not match the schema"
 "$py" - "$TMP/example.json" "$TMP/broken.json" <<'PY'
 import json, sys

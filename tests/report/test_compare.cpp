@@ -5,8 +5,8 @@
 #include "core/error.h"
 #include "report/compare.h"
 #include "report/compare_output.h"
-#include "report/result_json.h"
-#include "result_fixture.h"
+#include "result/result_json.h"
+#include "support/result_fixture.h"
 
 using namespace mg;
 using nlohmann::json;

@@ -5,7 +5,7 @@
 
 #include "report/progress.h"
 #include "report/table.h"
-#include "result_fixture.h"
+#include "support/result_fixture.h"
 
 using namespace mg;
 

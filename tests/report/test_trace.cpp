@@ -3,9 +3,9 @@
 #include <set>
 
 #include "core/error.h"
-#include "report/result_json.h"
+#include "result/result_json.h"
 #include "report/trace.h"
-#include "result_fixture.h"
+#include "support/result_fixture.h"
 
 using namespace mg;
 using nlohmann::json;

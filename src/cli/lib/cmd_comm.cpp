@@ -28,7 +28,7 @@
 #include "comm/world.h"
 #include "core/build_info.h"
 #include "core/error.h"
-#include "report/atomic_file.h"
+#include "core/atomic_file.h"
 #include "topo/topology.h"
 
 namespace mg {

@@ -6,10 +6,10 @@
 
 #include "cli/lib/command.h"
 #include "core/error.h"
-#include "report/atomic_file.h"
+#include "core/atomic_file.h"
 #include "report/compare.h"
 #include "report/compare_output.h"
-#include "report/result_json.h"
+#include "result/result_json.h"
 
 namespace mg {
 

@@ -5,7 +5,7 @@
 
 #include "cli/lib/command.h"
 #include "core/error.h"
-#include "report/atomic_file.h"
+#include "core/atomic_file.h"
 #include "topo/topology.h"
 
 namespace mg {

@@ -6,7 +6,7 @@
 
 #include <CLI/CLI.hpp>
 
-#include "train/run_config.h"
+#include "result/run_config.h"
 
 namespace mg {
 

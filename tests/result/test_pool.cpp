@@ -1,9 +1,9 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
-#include "report/pool.h"
-#include "report/result_json.h"
-#include "result_fixture.h"
+#include "result/pool.h"
+#include "result/result_json.h"
+#include "support/result_fixture.h"
 
 using namespace mg;
 

@@ -1,5 +1,5 @@
 // What a run measured: one DeviceCountResult per entry of the sweep, plus the environment. Produced by the
-// trainer, consumed by reporting (JSON, table, trace, compare). All times are seconds.
+// trainer (and by prediction), consumed by reporting (JSON, table, trace, compare). All times are seconds.
 #pragma once
 #include <cstdint>
 #include <map>
@@ -8,7 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "train/run_config.h"
+#include "result/run_config.h"
 
 namespace mg {
 
@@ -96,6 +96,9 @@ struct Environment {
 };
 
 struct RunResult {
+  // "training": measured by the trainer; "prediction": simulated by `mgbench predict` from a profile (same
+  // fields, no samples of its own). Readers that only accept measurements check it.
+  std::string kind = "training";
   Environment env;
   RunConfig config;
   std::vector<DeviceCountResult> runs;

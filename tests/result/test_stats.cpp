@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "report/stats.h"
+#include "result/stats.h"
 
 using namespace mg;
 

@@ -6,7 +6,7 @@
 
 #include <nlohmann/json.hpp>
 
-#include "train/run_result.h"
+#include "result/run_result.h"
 
 namespace mg {
 

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
-#include "report/summary.h"
-#include "result_fixture.h"
+#include "result/summary.h"
+#include "support/result_fixture.h"
 
 using namespace mg;
 

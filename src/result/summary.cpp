@@ -1,10 +1,10 @@
-#include "report/summary.h"
+#include "result/summary.h"
 
 #include <algorithm>
 #include <cmath>
 #include <map>
 
-#include "report/stats.h"
+#include "result/stats.h"
 
 namespace mg {
 

@@ -3,7 +3,7 @@
 #pragma once
 #include <vector>
 
-#include "train/run_result.h"
+#include "result/run_result.h"
 
 namespace mg {
 

@@ -7,8 +7,8 @@
 #include <string>
 #include <vector>
 
-#include "report/summary.h"
-#include "train/run_result.h"
+#include "result/summary.h"
+#include "result/run_result.h"
 
 namespace mg::test {
 

@@ -1,11 +1,12 @@
-// Everything one mgbench invocation was asked to do, resolved from the command line and --config presets.
+// The run description: everything one mgbench invocation was asked to do, resolved from the command line and
+// --config presets.
 // Built by src/cli, consumed by the trainer and recorded verbatim in the JSON result.
 #pragma once
 #include <cstdint>
 #include <string>
 #include <vector>
 
-#include "backend/backend.h"
+#include "core/device.h"
 #include "core/dtype.h"
 
 namespace mg {

@@ -1,4 +1,4 @@
-#include "report/result_json.h"
+#include "result/result_json.h"
 
 #include <algorithm>
 #include <cmath>
@@ -8,8 +8,8 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "report/atomic_file.h"
-#include "report/summary.h"
+#include "core/atomic_file.h"
+#include "result/summary.h"
 
 namespace mg {
 
@@ -413,6 +413,7 @@ json to_json(const RunResult& r) {
   json runs = json::array();
   for (const DeviceCountResult& d : r.runs) runs.push_back(run_json(d));
   return {{"schema_version", kResultSchemaVersion},
+          {"kind", r.kind},
           {"mgbench", {{"version", r.env.mgbench_version}, {"commit", r.env.git_commit}}},
           {"command_line", r.env.command_line.empty() ? r.config.command_line : r.env.command_line},
           {"environment", environment_json(r.env)},
@@ -428,6 +429,10 @@ RunResult result_from_json(const json& j, const std::string& source) {
     throw UsageError(source + ": schema_version " + version.dump() + ", this mgbench reads " +
                      std::to_string(kResultSchemaVersion));
   RunResult r;
+  // Files written before "kind" existed are training results.
+  if (j.contains("kind")) r.kind = rd.get<std::string>(j, "(top level)", "kind");
+  if (r.kind != "training" && r.kind != "prediction")
+    rd.fail("(top level)", "kind \"" + r.kind + "\" is not a result kind (training | prediction)");
   const json& mg = rd.at(j, "(top level)", "mgbench");
   r.env = environment_from_json(rd, rd.at(j, "(top level)", "environment"));
   r.env.mgbench_version = rd.get<std::string>(mg, "mgbench", "version");

@@ -1,9 +1,9 @@
-#include "report/pool.h"
+#include "result/pool.h"
 
 #include <algorithm>
 
 #include "core/error.h"
-#include "report/summary.h"
+#include "result/summary.h"
 
 namespace mg {
 

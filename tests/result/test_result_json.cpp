@@ -6,8 +6,8 @@
 #include <fstream>
 
 #include "core/error.h"
-#include "report/result_json.h"
-#include "result_fixture.h"
+#include "result/result_json.h"
+#include "support/result_fixture.h"
 
 using namespace mg;
 using nlohmann::json;

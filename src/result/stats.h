@@ -4,7 +4,7 @@
 #include <utility>
 #include <vector>
 
-#include "train/run_result.h"
+#include "result/run_result.h"
 
 namespace mg {
 
