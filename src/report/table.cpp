@@ -49,18 +49,18 @@ std::string format_table(const RunResult& r) {
   else if (!r.env.cpu.empty()) out += ", " + r.env.cpu;
   out += fmt::format(", mgbench {} ({})\n", r.env.mgbench_version, r.env.git_commit);
 
-  out += fmt::format("{:>7} {:<10} {:>10} {:>10} {:>6} {:>20} {:>6} {:>6} {:>6} {:>6} {:>6} {:>6} {:>10}\n",
-                     "devices", "transport", "images/s", "img/s/dev", "eff%", "step ms (med ± ci95)",
-                     "input%", "fwd%", "bwd%", "cexp%", "covl%", "opt%", "busbw GB/s");
+  out += fmt::format("{:>7} {:<10} {:>10} {:>10} {:>6} {:>20}", "devices", "transport", "images/s", "img/s/dev",
+                     "eff%", "step ms (med ± ci95)");
+  for (const BreakdownPart& p : kBreakdownParts) out += fmt::format(" {:>6}", std::string(p.label) + "%");
+  out += fmt::format(" {:>10}\n", "busbw GB/s");
   for (const DeviceCountResult& d : r.runs) {
-    const BreakdownShares s = breakdown_shares(d.breakdown);
+    const StepBreakdown s = breakdown_shares(d.breakdown);
     const std::string step =
         fmt::format("{:.2f} ± {:.2f}", 1e3 * d.step_time.median_s, 1e3 * d.step_time.ci95_s);
-    out += fmt::format(
-        "{:>7} {:<10} {:>10.1f} {:>10.1f} {:>6} {:>20} {:>6.1f} {:>6.1f} {:>6.1f} {:>6.1f} {:>6.1f} {:>6.1f} {:>10}\n",
-        d.devices, d.transport, d.images_per_sec, d.images_per_sec_per_device, efficiency_cell(d), step,
-        100 * s.input_wait, 100 * s.forward, 100 * s.backward, 100 * s.comm_exposed, 100 * s.comm_overlapped,
-        100 * s.optimizer, busbw_cell(d));
+    out += fmt::format("{:>7} {:<10} {:>10.1f} {:>10.1f} {:>6} {:>20}", d.devices, d.transport, d.images_per_sec,
+                       d.images_per_sec_per_device, efficiency_cell(d), step);
+    for (const BreakdownPart& p : kBreakdownParts) out += fmt::format(" {:>6.1f}", 100 * (s.*p.field));
+    out += fmt::format(" {:>10}\n", busbw_cell(d));
   }
   return out;
 }

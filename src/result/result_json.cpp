@@ -28,21 +28,15 @@ json step_stats_json(const StepStats& s) {
 }
 
 json breakdown_json(const StepBreakdown& b) {
-  const BreakdownShares s = breakdown_shares(b);
-  return {{"input_wait_s", b.input_wait},
-          {"forward_s", b.forward},
-          {"backward_s", b.backward},
-          {"comm_exposed_s", b.comm_exposed},
-          {"comm_overlapped_s", b.comm_overlapped},
-          {"optimizer_s", b.optimizer},
-          {"total_s", b.total},
-          {"shares",
-           {{"input_wait", s.input_wait},
-            {"forward", s.forward},
-            {"backward", s.backward},
-            {"comm_exposed", s.comm_exposed},
-            {"comm_overlapped", s.comm_overlapped},
-            {"optimizer", s.optimizer}}}};
+  const StepBreakdown s = breakdown_shares(b);
+  json out = json::object(), shares = json::object();
+  for (const BreakdownPart& p : kBreakdownParts) {
+    out[std::string(p.key) + "_s"] = b.*p.field;
+    shares[p.key] = s.*p.field;
+  }
+  out["total_s"] = b.total;
+  out["shares"] = shares;
+  return out;
 }
 
 json allreduce_json(const AllreduceStats& a) {
@@ -55,20 +49,15 @@ json allreduce_json(const AllreduceStats& a) {
 
 // Raw samples column by column: compact, and what plotting tools and the U-test want.
 json samples_json(const std::vector<StepBreakdown>& v) {
-  json total = json::array(), input = json::array(), fwd = json::array(), bwd = json::array(),
-       exposed = json::array(), overlapped = json::array(), opt = json::array();
-  for (const StepBreakdown& s : v) {
-    total.push_back(s.total);
-    input.push_back(s.input_wait);
-    fwd.push_back(s.forward);
-    bwd.push_back(s.backward);
-    exposed.push_back(s.comm_exposed);
-    overlapped.push_back(s.comm_overlapped);
-    opt.push_back(s.optimizer);
-  }
-  return {{"total_s", total},          {"input_wait_s", input},           {"forward_s", fwd},
-          {"backward_s", bwd},         {"comm_exposed_s", exposed},       {"comm_overlapped_s", overlapped},
-          {"optimizer_s", opt}};
+  json out = json::object();
+  auto column = [&](double StepBreakdown::*field) {
+    json c = json::array();
+    for (const StepBreakdown& s : v) c.push_back(s.*field);
+    return c;
+  };
+  out["total_s"] = column(&StepBreakdown::total);
+  for (const BreakdownPart& p : kBreakdownParts) out[std::string(p.key) + "_s"] = column(p.field);
+  return out;
 }
 
 // Hex strings: a 64-bit checksum does not survive JSON readers that hold numbers as doubles (JavaScript).
@@ -133,7 +122,7 @@ class Reader {
     throw UsageError(source_ + ": " + where + ": " + what);
   }
 
-  const json& at(const json& j, const std::string& where, const char* key) const {
+  const json& at(const json& j, const std::string& where, const std::string& key) const {
     if (!j.is_object()) fail(where, "expected an object");
     auto it = j.find(key);
     if (it == j.end()) fail(where, std::string("missing field '") + key + "'");
@@ -141,7 +130,7 @@ class Reader {
   }
 
   template <class T>
-  T get(const json& j, const std::string& where, const char* key) const {
+  T get(const json& j, const std::string& where, const std::string& key) const {
     const json& v = at(j, where, key);
     try {
       return v.get<T>();
@@ -152,12 +141,12 @@ class Reader {
 
   // A field that later versions might add; absent in older files of the same schema version.
   template <class T>
-  T get_or(const json& j, const std::string& where, const char* key, T fallback) const {
+  T get_or(const json& j, const std::string& where, const std::string& key, T fallback) const {
     if (!j.is_object() || !j.contains(key)) return fallback;
     return get<T>(j, where, key);
   }
 
-  const json& array(const json& j, const std::string& where, const char* key) const {
+  const json& array(const json& j, const std::string& where, const std::string& key) const {
     const json& v = at(j, where, key);
     if (!v.is_array()) fail(where + "." + key, "expected an array");
     return v;
@@ -275,31 +264,23 @@ StepStats step_stats_from_json(const Reader& rd, const json& j, const std::strin
 
 StepBreakdown breakdown_from_json(const Reader& rd, const json& j, const std::string& w) {
   StepBreakdown b;
-  b.input_wait = rd.get<double>(j, w, "input_wait_s");
-  b.forward = rd.get<double>(j, w, "forward_s");
-  b.backward = rd.get<double>(j, w, "backward_s");
-  b.comm_exposed = rd.get<double>(j, w, "comm_exposed_s");
-  b.comm_overlapped = rd.get<double>(j, w, "comm_overlapped_s");
-  b.optimizer = rd.get<double>(j, w, "optimizer_s");
+  for (const BreakdownPart& p : kBreakdownParts) b.*p.field = rd.get<double>(j, w, std::string(p.key) + "_s");
   b.total = rd.get<double>(j, w, "total_s");
   return b;
 }
 
 std::vector<StepBreakdown> samples_from_json(const Reader& rd, const json& j, const std::string& w) {
   const auto total = rd.get<std::vector<double>>(j, w, "total_s");
-  const auto input = rd.get<std::vector<double>>(j, w, "input_wait_s");
-  const auto fwd = rd.get<std::vector<double>>(j, w, "forward_s");
-  const auto bwd = rd.get<std::vector<double>>(j, w, "backward_s");
-  const auto exposed = rd.get<std::vector<double>>(j, w, "comm_exposed_s");
-  const auto overlapped = rd.get<std::vector<double>>(j, w, "comm_overlapped_s");
-  const auto opt = rd.get<std::vector<double>>(j, w, "optimizer_s");
-  for (const auto* v : {&input, &fwd, &bwd, &exposed, &overlapped, &opt})
-    if (v->size() != total.size())
-      rd.fail(w, "sample columns differ in length (" + std::to_string(v->size()) + " vs " +
-                     std::to_string(total.size()) + " in total_s)");
   std::vector<StepBreakdown> out(total.size());
-  for (size_t i = 0; i < total.size(); ++i)
-    out[i] = {input[i], fwd[i], bwd[i], exposed[i], overlapped[i], opt[i], total[i]};
+  for (size_t i = 0; i < total.size(); ++i) out[i].total = total[i];
+  for (const BreakdownPart& p : kBreakdownParts) {
+    const std::string key = std::string(p.key) + "_s";
+    const auto column = rd.get<std::vector<double>>(j, w, key);
+    if (column.size() != total.size())
+      rd.fail(w, "sample columns differ in length (" + std::to_string(column.size()) + " in " + key + " vs " +
+                     std::to_string(total.size()) + " in total_s)");
+    for (size_t i = 0; i < total.size(); ++i) out[i].*p.field = column[i];
+  }
   return out;
 }
 

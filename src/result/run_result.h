@@ -12,15 +12,35 @@
 
 namespace mg {
 
-// One timed step of one replica (or the mean over replicas). The six parts add up to total.
+// One timed step of one replica (or the mean over replicas). input_wait + forward + backward + comm_exposed +
+// optimizer = total: the five tile the step on the compute stream. comm_overlapped is all-reduce time on the comm
+// stream that ran while backward was still computing: it lies inside backward, so it is reported beside the
+// parts and never added to them.
 struct StepBreakdown {
   double input_wait = 0;
   double forward = 0;
   double backward = 0;
   double comm_exposed = 0;     // optimizer waited for all-reduce after backward ended
-  double comm_overlapped = 0;  // all-reduce time hidden under backward
+  double comm_overlapped = 0;  // all-reduce time hidden under backward (inside `backward`)
   double optimizer = 0;
   double total = 0;            // step time
+};
+
+// The one list of breakdown parts, in step order, that the summary, the JSON file, the table and every merge
+// walk, so a part cannot be summed in one place and forgotten in another.
+struct BreakdownPart {
+  const char* key;    // JSON name without the "_s" suffix
+  const char* label;  // short table heading
+  double StepBreakdown::*field;
+  bool additive;      // part of the sum that equals total
+};
+inline constexpr BreakdownPart kBreakdownParts[] = {
+    {"input_wait", "input", &StepBreakdown::input_wait, true},
+    {"forward", "fwd", &StepBreakdown::forward, true},
+    {"backward", "bwd", &StepBreakdown::backward, true},
+    {"comm_exposed", "cexp", &StepBreakdown::comm_exposed, true},
+    {"comm_overlapped", "covl", &StepBreakdown::comm_overlapped, false},
+    {"optimizer", "opt", &StepBreakdown::optimizer, true},
 };
 
 struct StepStats {

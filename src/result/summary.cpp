@@ -14,24 +14,14 @@ void summarize(DeviceCountResult& r) {
   StepBreakdown sum;
   for (const StepBreakdown& s : r.samples) {
     totals.push_back(s.total);
-    sum.input_wait += s.input_wait;
-    sum.forward += s.forward;
-    sum.backward += s.backward;
-    sum.comm_exposed += s.comm_exposed;
-    sum.comm_overlapped += s.comm_overlapped;
-    sum.optimizer += s.optimizer;
+    for (const BreakdownPart& p : kBreakdownParts) sum.*p.field += s.*p.field;
     sum.total += s.total;
   }
   r.step_time = compute_step_stats(totals, r.run_samples);
   const double n = static_cast<double>(r.samples.size());
   r.breakdown = StepBreakdown{};
   if (n > 0) {
-    r.breakdown.input_wait = sum.input_wait / n;
-    r.breakdown.forward = sum.forward / n;
-    r.breakdown.backward = sum.backward / n;
-    r.breakdown.comm_exposed = sum.comm_exposed / n;
-    r.breakdown.comm_overlapped = sum.comm_overlapped / n;
-    r.breakdown.optimizer = sum.optimizer / n;
+    for (const BreakdownPart& p : kBreakdownParts) r.breakdown.*p.field = sum.*p.field / n;
     r.breakdown.total = sum.total / n;
   }
   r.images_per_sec = sum.total > 0 ? static_cast<double>(r.global_batch) * n / sum.total : 0;
@@ -60,21 +50,18 @@ void compute_scaling(std::vector<DeviceCountResult>& runs) {
   }
 }
 
-BreakdownShares breakdown_shares(const StepBreakdown& b) {
-  BreakdownShares s;
+StepBreakdown breakdown_shares(const StepBreakdown& b) {
+  StepBreakdown s;
   if (b.total <= 0) return s;
-  s.input_wait = b.input_wait / b.total;
-  s.forward = b.forward / b.total;
-  s.backward = b.backward / b.total;
-  s.comm_exposed = b.comm_exposed / b.total;
-  s.comm_overlapped = b.comm_overlapped / b.total;
-  s.optimizer = b.optimizer / b.total;
+  for (const BreakdownPart& p : kBreakdownParts) s.*p.field = b.*p.field / b.total;
+  s.total = 1;
   return s;
 }
 
 double breakdown_relative_gap(const StepBreakdown& b) {
-  const double parts =
-      b.input_wait + b.forward + b.backward + b.comm_exposed + b.comm_overlapped + b.optimizer;
+  double parts = 0;
+  for (const BreakdownPart& p : kBreakdownParts)
+    if (p.additive) parts += b.*p.field;
   const double gap = std::fabs(parts - b.total);
   if (b.total == 0) return gap == 0 ? 0 : 1;
   return gap / std::fabs(b.total);

@@ -20,13 +20,12 @@ void summarize(DeviceCountResult& r);
 // speedup = ips(N) / ips(1). Runs whose transport has no 1-device run (--no-baseline) get 0 for both.
 void compute_scaling(std::vector<DeviceCountResult>& runs);
 
-// Each breakdown part as a fraction of the step time (total); all 0 when total is 0.
-struct BreakdownShares {
-  double input_wait = 0, forward = 0, backward = 0, comm_exposed = 0, comm_overlapped = 0, optimizer = 0;
-};
-BreakdownShares breakdown_shares(const StepBreakdown& b);
+// Each breakdown part as a fraction of the step time (total = 1); all 0 when the step time is 0. The additive
+// shares sum to 1; comm_overlapped's share is a fraction of the same step, inside backward's.
+StepBreakdown breakdown_shares(const StepBreakdown& b);
 
-// The six parts are meant to add up to the step time. This returns |sum(parts) - total| / total for one step
+// The additive parts are meant to add up to the step time (kBreakdownParts). This returns
+// |sum(additive parts) - total| / total for one step
 // (0 when both are 0, 1 when only total is 0), and the largest such gap over many steps, so the trainer's
 // tests and the reporter can hold the measurement to a stated tolerance.
 double breakdown_relative_gap(const StepBreakdown& b);
