@@ -1,5 +1,5 @@
 // GPUs and their interconnect through NVML, loaded at run time so the binary builds and runs where no driver
-// is installed. Only the handful of entry points used here are declared, with the types of nvml.h.
+// is installed. Only the handful of entry points used here are declared, with the types of nvml.h (nvml_abi.h).
 // NVML numbers GPUs in PCI bus order (CUDA's too when CUDA_DEVICE_ORDER=PCI_BUS_ID).
 #include <dlfcn.h>
 
@@ -7,28 +7,14 @@
 #include <string>
 #include <vector>
 
+#include "topo/nvml_abi.h"
 #include "topo/topo_parts.h"
 
 namespace mg::topo {
 
 namespace {
 
-using nvmlReturn_t = int;
-using nvmlDevice_t = struct nvmlDevice_st*;
-constexpr nvmlReturn_t NVML_SUCCESS = 0;
-constexpr unsigned NVML_NVLINK_MAX_LINKS = 18;
-constexpr int NVML_FEATURE_ENABLED = 1;
-constexpr int NVML_P2P_CAPS_INDEX_READ = 0;
-constexpr int NVML_NVLINK_DEVICE_TYPE_SWITCH = 2;
-
-struct nvmlPciInfo_t {
-  char busIdLegacy[16];
-  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
-  char busId[32];
-};
-struct nvmlMemory_t {
-  unsigned long long total, free, used;
-};
+using namespace mg::nvml_abi;
 
 struct Nvml {
   void* lib = nullptr;

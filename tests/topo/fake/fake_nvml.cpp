@@ -7,20 +7,17 @@
 #include <cstdlib>
 #include <cstring>
 
+#include "topo/nvml_abi.h"
+
 namespace {
 
-constexpr int kSuccess = 0, kInvalidArgument = 2, kNotSupported = 3, kDriverNotLoaded = 9;
+using namespace mg::nvml_abi;
+constexpr int kSuccess = NVML_SUCCESS, kInvalidArgument = NVML_ERROR_INVALID_ARGUMENT,
+              kNotSupported = NVML_ERROR_NOT_SUPPORTED, kDriverNotLoaded = NVML_ERROR_DRIVER_NOT_LOADED;
 constexpr int kGpus = 4;
-constexpr unsigned kMaxLinks = 18;
-
-struct PciInfo {
-  char busIdLegacy[16];
-  unsigned domain, bus, device, pciDeviceId, pciSubSystemId;
-  char busId[32];
-};
-struct Memory {
-  unsigned long long total, free, used;
-};
+constexpr unsigned kMaxLinks = NVML_NVLINK_MAX_LINKS;
+using PciInfo = nvmlPciInfo_t;
+using Memory = nvmlMemory_t;
 struct Device {
   int index;
 };
@@ -91,7 +88,7 @@ int nvmlDeviceGetNvLinkState(void* d, unsigned link, int* active) {
 }
 int nvmlDeviceGetNvLinkRemoteDeviceType(void*, unsigned link, int* type) {
   if (link >= kMaxLinks) return kInvalidArgument;
-  *type = env("FAKE_NVML_NVSWITCH") ? 2 : 0;  // NVML_NVLINK_DEVICE_TYPE_SWITCH : _GPU
+  *type = env("FAKE_NVML_NVSWITCH") ? NVML_NVLINK_DEVICE_TYPE_SWITCH : NVML_NVLINK_DEVICE_TYPE_GPU;
   return kSuccess;
 }
 int nvmlDeviceGetNvLinkRemotePciInfo_v2(void* d, unsigned link, PciInfo* p) {
