@@ -33,11 +33,11 @@ std::string driver_version() {
 
 }  // namespace
 
-Environment capture_environment(const RunConfig& cfg, const LaunchInfo& launch, int local_replicas) {
+Environment capture_environment(const std::string& command_line, const LaunchInfo& launch, int local_replicas) {
   Environment e;
   e.mgbench_version = mgbench_version();
   e.git_commit = mgbench_git_commit();
-  e.command_line = cfg.command_line;
+  e.command_line = command_line;
   e.host = hostname();
   e.cpu = cpu_model_name() + " (" + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs)";
   for (const auto& kv : backend_library_versions()) e.versions[kv.first] = kv.second;

@@ -93,7 +93,7 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
     }
   }
   std::vector<DeviceInfo> devices = std::move(result.env.devices);
-  result.env = capture_environment(cfg, launch, launch.launcher == "none" ? counts.back() : 1);
+  result.env = capture_environment(cfg.command_line, launch, launch.launcher == "none" ? counts.back() : 1);
   result.env.devices = std::move(devices);
   return result;
 }

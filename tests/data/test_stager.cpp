@@ -8,7 +8,6 @@
 #include "backend/backend.h"
 #include "core/error.h"
 #include "data/data_source.h"
-#include "data/input_bench.h"
 #include "data/input_pipeline.h"
 #include "data/image_folder.h"
 #include "data_test_util.h"
@@ -223,15 +222,4 @@ TEST_CASE("device synthetic: one batch generated once, reused, zero wait, labels
   REQUIRE(std::all_of(img.begin(), img.end(), [](float v) { return v >= -2 && v < 2; }));
   REQUIRE(std::any_of(img.begin(), img.end(), [&](float v) { return v != img[0]; }));
   REQUIRE(std::all_of(lab.begin(), lab.end(), [](int32_t v) { return v >= 0 && v < 7; }));
-}
-
-TEST_CASE("input-only: counts images and time over the timed steps") {
-  auto be = cpu();
-  const DataSpec s = small_spec(4, 8);
-  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 10ms), s, 2);
-  const InputBenchResult r = run_input_only(*be, *in, 4, 2, 5);
-  REQUIRE(r.images == 20);
-  CHECK(r.seconds > 0.045);  // 5 batches at >= 10 ms each
-  CHECK(r.images_per_s < 4 / 0.009);
-  CHECK(r.input_wait_s > 0.03);
 }

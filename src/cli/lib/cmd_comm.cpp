@@ -29,7 +29,7 @@
 #include "core/build_info.h"
 #include "core/error.h"
 #include "core/atomic_file.h"
-#include "topo/topology.h"
+#include "train/environment.h"
 
 namespace mg {
 
@@ -209,26 +209,28 @@ class CommCommand : public Command {
     j["dtype"] = dtype_;
     j["warmup"] = warmup_;
     j["iters"] = iters_;
+    // The same capture as a training result (train/environment.h), under this file's own key names.
+    const Environment e = capture_environment(own_command_line(), launch, local);
     nlohmann::json env;
-    env["host"] = hostname();
-    env["mgbench_version"] = mgbench_version();
-    env["git_commit"] = mgbench_git_commit();
-    env["command_line"] = own_command_line();
+    env["host"] = e.host;
+    env["cpu"] = e.cpu;
+    env["mgbench_version"] = e.mgbench_version;
+    env["git_commit"] = e.git_commit;
+    env["command_line"] = e.command_line;
     env["device"] = device_kind_name(kind);
-    env["launcher"] = launch.launcher;
+    env["launcher"] = e.launcher;
     env["processes"] = launch.world_size;
     env["replicas_per_process"] = local;
-    env["ranks"] = launch.world_size * local;
+    env["ranks"] = e.world_size;
     env["gloo_iface"] = gloo_iface_;
     env["comm_timeout_s"] = timeout_s_;
     nlohmann::json devs = nlohmann::json::array();
     for (Backend* b : backends) devs.push_back(b->info().name);
     env["local_devices"] = devs;
-    nlohmann::json libs = nlohmann::json::object();
-    for (const auto& [k, v] : backend_library_versions()) libs[k] = v;
-    env["libraries"] = libs;
+    env["libraries"] = e.versions;
+    env["env_vars"] = e.env_vars;
     env["transport_env"] = transports;
-    env["topology"] = discover_topology();  // which links the measured bytes crossed
+    env["topology"] = e.topology;  // which links the measured bytes crossed
     j["environment"] = env;
     nlohmann::json res = nlohmann::json::array();
     for (const auto& r : rows) {
