@@ -20,21 +20,21 @@ float from_bits(uint32_t x) {
 }  // namespace
 
 TEST_CASE("every finite fp16 and bf16 value survives a round trip through fp32") {
-  for (uint32_t h = 0; h <= 0xffff; ++h) {
-    const auto v = static_cast<uint16_t>(h);
-    const float f16 = fp16_to_float(v);
-    if (std::isnan(f16)) {
-      CHECK(std::isnan(fp16_to_float(float_to_fp16(f16))));
-    } else {
-      INFO("fp16 bits " << h);
-      CHECK(float_to_fp16(f16) == v);
-    }
-    const float b16 = bf16_to_float(v);
-    if (std::isnan(b16)) {
-      CHECK(std::isnan(bf16_to_float(float_to_bf16(b16))));
-    } else {
-      INFO("bf16 bits " << h);
-      CHECK(float_to_bf16(b16) == v);
+  struct Format {
+    const char* name;
+    float (*widen)(uint16_t);
+    uint16_t (*narrow)(float);
+  };
+  for (const Format& f : {Format{"fp16", fp16_to_float, float_to_fp16}, Format{"bf16", bf16_to_float, float_to_bf16}}) {
+    for (uint32_t h = 0; h <= 0xffff; ++h) {
+      const auto v = static_cast<uint16_t>(h);
+      const float wide = f.widen(v);
+      INFO(f.name << " bits " << h);
+      if (std::isnan(wide)) {
+        CHECK(std::isnan(f.widen(f.narrow(wide))));
+      } else {
+        CHECK(f.narrow(wide) == v);
+      }
     }
   }
 }

@@ -12,26 +12,9 @@
 
 #include "data/augment.h"
 #include "data/jpeg_codec.h"
+#include "support/temp_dir.h"
 
 namespace mg::test {
-
-class TempDir {
- public:
-  TempDir() {
-    std::string tmpl = (std::filesystem::temp_directory_path() / "mg_data_test_XXXXXX").string();
-    if (!mkdtemp(tmpl.data())) throw std::runtime_error("mkdtemp failed");
-    path_ = tmpl;
-  }
-  ~TempDir() {
-    std::error_code ec;
-    std::filesystem::remove_all(path_, ec);
-  }
-  const std::string& path() const { return path_; }
-  std::string operator/(const std::string& rel) const { return (std::filesystem::path(path_) / rel).string(); }
-
- private:
-  std::string path_;
-};
 
 // Six levels per channel, 40 apart: far more than the few levels JPEG rounding moves a flat colour.
 inline int level_value(int l) { return 16 + 40 * l; }

@@ -11,6 +11,7 @@
 
 #include "topo/topo_parts.h"
 #include "topo/topology.h"
+#include "support/temp_dir.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
@@ -18,10 +19,9 @@ namespace fs = std::filesystem;
 namespace {
 
 struct FakePciTree {
-  fs::path root;
+  mg::test::TempDir dir{"mg_pci"};
+  fs::path root{dir.path()};
   FakePciTree() {
-    char tmpl[] = "/tmp/mg_pci_XXXXXX";
-    root = mkdtemp(tmpl);
     fs::create_directories(root / "bus/pci/devices");
     add("pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:01.0/0000:1b:00.0");
     add("pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:02.0/0000:1c:00.0");
@@ -34,10 +34,6 @@ struct FakePciTree {
                        root / "class/infiniband/mlx5_0/device");
     std::ofstream(root / "devices/pci0000:17/0000:17:00.0/0000:18:00.0/0000:19:02.0/0000:1c:00.0/numa_node")
         << "0\n";
-  }
-  ~FakePciTree() {
-    std::error_code ec;
-    fs::remove_all(root, ec);
   }
   void add(const std::string& path) {
     fs::create_directories(root / "devices" / path);

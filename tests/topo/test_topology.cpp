@@ -7,27 +7,12 @@
 
 #include "topo/topo_parts.h"
 #include "topo/topology.h"
+#include "support/temp_dir.h"
 
 using nlohmann::json;
 namespace fs = std::filesystem;
 
 namespace {
-
-struct TempDir {
-  fs::path path;
-  TempDir() {
-    char tmpl[] = "/tmp/mg_topo_XXXXXX";
-    path = mkdtemp(tmpl);
-  }
-  ~TempDir() {
-    std::error_code ec;
-    fs::remove_all(path, ec);
-  }
-  void write(const std::string& rel, const std::string& text) const {
-    fs::create_directories((path / rel).parent_path());
-    std::ofstream(path / rel) << text << "\n";
-  }
-};
 
 }  // namespace
 
@@ -92,7 +77,7 @@ TEST_CASE("a library without NVML's entry points is refused") {
 }
 
 TEST_CASE("PCIe facts come from sysfs") {
-  TempDir t;
+  mg::test::TempDir t("mg_topo");
   const std::string dev = "bus/pci/devices/0000:1b:00.0/";
   t.write(dev + "numa_node", "1");
   t.write(dev + "local_cpulist", "16-31");
@@ -101,14 +86,14 @@ TEST_CASE("PCIe facts come from sysfs") {
   t.write(dev + "current_link_width", "16");
   t.write(dev + "max_link_width", "16");
   // NVML's spelling of the same device
-  const mg::topo::PciFacts f = mg::topo::pci_facts(t.path.string(), "00000000:1B:00.0");
+  const mg::topo::PciFacts f = mg::topo::pci_facts(t.path(), "00000000:1B:00.0");
   CHECK(f.numa_node == 1);
   CHECK(f.cpu_affinity == "16-31");
   CHECK(f.pcie["current_gen"] == 1);
   CHECK(f.pcie["max_gen"] == 5);
   CHECK(f.pcie["current_width"] == 16);
   CHECK(f.pcie["max_speed"] == "32.0 GT/s PCIe");
-  const mg::topo::PciFacts none = mg::topo::pci_facts(t.path.string(), "0000:99:00.0");
+  const mg::topo::PciFacts none = mg::topo::pci_facts(t.path(), "0000:99:00.0");
   CHECK(none.numa_node == -1);
   CHECK(none.pcie["max_gen"] == 0);
   CHECK(mg::topo::pcie_gen_from_speed("8 GT/s") == 3);
@@ -119,11 +104,11 @@ TEST_CASE("PCIe facts come from sysfs") {
 }
 
 TEST_CASE("InfiniBand ports are read from sysfs") {
-  TempDir t;
+  mg::test::TempDir t("mg_topo");
   t.write("class/infiniband/mlx5_0/ports/1/state", "4: ACTIVE");
   t.write("class/infiniband/mlx5_0/ports/1/rate", "400 Gb/sec (4X NDR)");
   t.write("class/infiniband/mlx5_0/ports/1/link_layer", "InfiniBand");
-  const json net = mg::topo::discover_network(t.path.string());
+  const json net = mg::topo::discover_network(t.path());
   REQUIRE(net["infiniband"].size() == 1);
   CHECK(net["infiniband"][0]["name"] == "mlx5_0");
   CHECK(net["infiniband"][0]["ports"][0]["port"] == 1);
