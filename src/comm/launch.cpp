@@ -2,9 +2,13 @@
 #include <cstdlib>
 #include <string>
 
+#include "comm/launch.h"
+
+#include <algorithm>
+
 #include "comm/slurm_hostlist.h"
-#include "comm/world.h"
 #include "core/error.h"
+#include "core/host_info.h"
 
 namespace mg {
 namespace {
@@ -84,7 +88,7 @@ LaunchInfo detect_launch() {
       throw UsageError("RANK/WORLD_SIZE are set but MASTER_ADDR is not: set MASTER_ADDR (and MASTER_PORT)");
     }
   }
-  if (li.launcher == "none") return li;
+  if (!li.launched()) return li;
 
   if (li.rank >= li.world_size) {
     throw UsageError(std::string(rank_var) + "=" + std::to_string(li.rank) + " is not below the world size " +
@@ -96,6 +100,12 @@ LaunchInfo detect_launch() {
   }
   if (li.launcher == "mpi" && env("MASTER_ADDR")) li.master_addr = env("MASTER_ADDR");
   if (li.launcher == "env") li.master_addr = env("MASTER_ADDR") ? env("MASTER_ADDR") : "127.0.0.1";
+  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE"}) {
+    if (env(v)) {
+      li.local_size = env_int(v, 1, li.world_size);
+      break;
+    }
+  }
   li.master_port = env_int_or("MASTER_PORT", 29500, 1, 65535);
   if (li.launcher == "mpi" && !env("MASTER_PORT")) li.master_port = 0;  // rank 0 picks a free port, MPI tells all
   if (li.launcher == "mpi" && std::string(rank_var) == "PMI_RANK" && li.master_addr.empty() && li.world_size > 1) {
@@ -103,6 +113,10 @@ LaunchInfo detect_launch() {
     throw UsageError("launched with PMI_RANK (non-Open MPI launcher): set MASTER_ADDR and MASTER_PORT");
   }
   return li;
+}
+
+int process_core_share(const LaunchInfo& launch) {
+  return std::max(1, cpu_core_count() / std::max(1, launch.local_size));
 }
 
 }  // namespace mg

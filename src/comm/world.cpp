@@ -20,6 +20,7 @@
 #include "comm/net_address.h"
 #include "comm/tcp_store.h"
 #include "core/error.h"
+#include "core/host_info.h"
 #ifdef MG_HAVE_NCCL
 #include "comm/nccl/nccl_communicator.h"
 #endif

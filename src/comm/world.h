@@ -9,21 +9,9 @@
 
 #include "backend/backend.h"
 #include "comm/communicator.h"
+#include "comm/launch.h"
 
 namespace mg {
-
-struct LaunchInfo {
-  std::string launcher = "none";  // none | mpi | slurm | env
-  int rank = 0;                   // process rank
-  int world_size = 1;             // processes
-  int local_rank = 0;             // process index on its host (device choice)
-  std::string master_addr;        // rendezvous host (env/slurm); for MPI rank 0's address is broadcast
-  int master_port = 0;
-};
-
-// Reads OMPI_COMM_WORLD_* / PMI_* (MPI), SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID (Slurm), or RANK/WORLD_SIZE/
-// LOCAL_RANK/MASTER_ADDR/MASTER_PORT (torchrun style). Inconsistent variables throw UsageError.
-LaunchInfo detect_launch();
 
 struct CommOptions {
   std::string library = "gloo";  // nccl | gloo

@@ -1,16 +1,10 @@
 #include "core/error.h"
 
-#include <unistd.h>
-
 #include <cstring>
 
-namespace mg {
+#include "core/host_info.h"
 
-std::string hostname() {
-  char buf[256] = {0};
-  if (gethostname(buf, sizeof(buf) - 1) != 0) return "unknown-host";
-  return buf;
-}
+namespace mg {
 
 void check_failed(const char* lib, const char* call, const char* file, int line, const std::string& detail) {
   const char* base = std::strrchr(file, '/');

@@ -29,8 +29,6 @@ struct OutOfMemory : Error {
 [[noreturn]] void check_failed(const char* lib, const char* call, const char* file, int line,
                                const std::string& detail);
 
-std::string hostname();
-
 }  // namespace mg
 
 // Internal invariant / runtime condition that is not a library return code.

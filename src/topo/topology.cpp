@@ -1,6 +1,7 @@
 #include "topo/topology.h"
 
 #include "core/error.h"
+#include "core/host_info.h"
 #include "topo/topo_parts.h"
 
 namespace mg {

@@ -39,7 +39,9 @@ Environment capture_environment(const std::string& command_line, const LaunchInf
   e.git_commit = mgbench_git_commit();
   e.command_line = command_line;
   e.host = hostname();
-  e.cpu = cpu_model_name() + " (" + std::to_string(std::thread::hardware_concurrency()) + " logical CPUs)";
+  const int logical = static_cast<int>(std::thread::hardware_concurrency()), usable = cpu_core_count();
+  e.cpu = cpu_model_name() + " (" + std::to_string(logical) + " logical CPUs" +
+          (usable != logical ? ", " + std::to_string(usable) + " usable by this process" : "") + ")";
   for (const auto& kv : backend_library_versions()) e.versions[kv.first] = kv.second;
   const std::string drv = driver_version();
   if (!drv.empty()) e.versions["nvidia_driver"] = drv;

@@ -20,7 +20,7 @@ std::vector<int> resolve_device_counts(const RunConfig& cfg, const LaunchInfo& l
     if (n <= 0) throw UsageError("--gpus: device counts must be positive (got " + std::to_string(n) + ")");
     if (!seen.insert(n).second) throw UsageError("--gpus: device count " + std::to_string(n) + " is listed twice");
   }
-  if (launch.launcher != "none") {
+  if (launch.launched()) {
     // One process per device: the launcher fixes the world; a --gpus list may only restate it.
     if (!cfg.device_counts_defaulted && !cfg.device_counts.empty() && !(cfg.device_counts.size() == 1 && cfg.device_counts[0] == launch.world_size) &&
         !(cfg.device_counts.size() == 1 && cfg.device_counts[0] == 1)) {
@@ -51,7 +51,7 @@ std::vector<int> resolve_device_counts(const RunConfig& cfg, const LaunchInfo& l
                          " present)");
     }
   } else {
-    const int cores = cfg.threads > 0 ? cfg.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = cfg.threads > 0 ? cfg.threads : process_core_share(launch);
     if (max_n > cores) {
       throw UsageError("--devices " + std::to_string(max_n) + ": only " + std::to_string(cores) +
                        " CPU cores, and each CPU replica needs at least one (replicas do not oversubscribe cores)");
@@ -75,10 +75,10 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
     if (name != "default") scoped = std::make_unique<ScopedTransport>(name, cfg.device);
     const std::map<std::string, std::string> env = scoped ? scoped->vars() : nccl_environment();
     for (int n : counts) {
-      const int local = launch.launcher == "none" ? n : 1;
+      const int local = launch.launched() ? 1 : n;
       TrainRequest req;
       req.local_replicas = local;
-      req.cpu_core_slots = launch.launcher == "none" ? counts.back() : 1;
+      req.cpu_core_slots = launch.launched() ? 1 : counts.back();
       req.transport = name;
       req.transport_env = env;
             req.job_key = "sweep" + std::to_string(index++);
@@ -93,7 +93,7 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
     }
   }
   std::vector<DeviceInfo> devices = std::move(result.env.devices);
-  result.env = capture_environment(cfg.command_line, launch, launch.launcher == "none" ? counts.back() : 1);
+  result.env = capture_environment(cfg.command_line, launch, launch.launched() ? 1 : counts.back());
   result.env.devices = std::move(devices);
   return result;
 }

@@ -52,16 +52,6 @@ class ThreadBarrier {
   bool broken_ = false;
 };
 
-int local_process_count() {
-  for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE"}) {
-    if (const char* s = std::getenv(v)) {
-      const int n = std::atoi(s);
-      if (n > 0) return n;
-    }
-  }
-  return 1;
-}
-
 struct ReplicaOutput {
   std::vector<StepBreakdown> samples;
   std::vector<std::vector<double>> bucket_times;  // per timed step
@@ -100,9 +90,9 @@ std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image,
 
 }  // namespace
 
-int cpu_threads_per_replica(const RunConfig& cfg, int slots) {
+int cpu_threads_per_replica(const RunConfig& cfg, const LaunchInfo& launch, int slots) {
   if (cfg.threads_per_replica > 0) return cfg.threads_per_replica;
-  const int cores = cfg.threads > 0 ? cfg.threads : std::max(1, static_cast<int>(std::max(1u, std::thread::hardware_concurrency())) / local_process_count());
+  const int cores = cfg.threads > 0 ? cfg.threads : process_core_share(launch);
   return std::max(1, cores / std::max(1, slots));
 }
 
@@ -124,7 +114,7 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
   // Backends, one per local replica.
   std::vector<std::unique_ptr<Backend>> backends;
   BackendOptions bopt;
-  if (cfg.device == DeviceKind::Cpu) bopt.threads = cpu_threads_per_replica(cfg, std::max(local, req.cpu_core_slots));
+  if (cfg.device == DeviceKind::Cpu) bopt.threads = cpu_threads_per_replica(cfg, launch, std::max(local, req.cpu_core_slots));
   for (int i = 0; i < local; ++i) {
     const int slot = launch.local_rank * local + i;
     int ordinal = slot;

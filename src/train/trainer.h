@@ -29,7 +29,8 @@ struct TrainRequest {
 
 DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req);
 
-// Threads per CPU replica: --threads-per-replica, else this process's cores divided among `slots` replicas.
-int cpu_threads_per_replica(const RunConfig& cfg, int slots);
+// Threads per CPU replica: --threads-per-replica, else this process's cores (--threads, or its share of the
+// host: process_core_share) divided among `slots` replicas.
+int cpu_threads_per_replica(const RunConfig& cfg, const LaunchInfo& launch, int slots);
 
 }  // namespace mg

@@ -9,6 +9,7 @@
 #include "comm/transport.h"
 #include "comm/world.h"
 #include "core/error.h"
+#include "core/host_info.h"
 
 using namespace mg;
 
@@ -17,7 +18,8 @@ namespace {
 const char* kVars[] = {"OMPI_COMM_WORLD_RANK", "OMPI_COMM_WORLD_SIZE", "OMPI_COMM_WORLD_LOCAL_RANK", "PMI_RANK",
                        "PMI_SIZE", "MPI_LOCALRANKID", "SLURM_PROCID", "SLURM_NTASKS", "SLURM_STEP_NUM_TASKS",
                        "SLURM_LOCALID", "SLURM_LAUNCH_NODE_IPADDR", "SLURM_STEP_NODELIST", "SLURM_JOB_NODELIST", "RANK", "WORLD_SIZE", "LOCAL_RANK",
-                       "MASTER_ADDR", "MASTER_PORT"};
+                       "MASTER_ADDR", "MASTER_PORT", "OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE",
+                       "SLURM_NTASKS_PER_NODE"};
 
 // Clears every launcher variable for the test and puts the process environment back afterwards.
 class CleanEnv {
@@ -52,6 +54,27 @@ TEST_CASE("launch: no launcher variables means one process") {
   CHECK(li.launcher == "none");
   CHECK(li.world_size == 1);
   CHECK(li.rank == 0);
+}
+
+TEST_CASE("launch: processes sharing a host split its cores instead of each taking all of them") {
+  CleanEnv env;
+  LaunchInfo alone = detect_launch();
+  CHECK_FALSE(alone.launched());
+  CHECK(alone.local_size == 1);
+  CHECK(process_core_share(alone) == cpu_core_count());
+
+  env.set("OMPI_COMM_WORLD_RANK", "0");
+  env.set("OMPI_COMM_WORLD_SIZE", "8");
+  env.set("OMPI_COMM_WORLD_LOCAL_SIZE", "4");
+  LaunchInfo li = detect_launch();
+  CHECK(li.launched());
+  CHECK(li.local_size == 4);
+  CHECK(process_core_share(li) == std::max(1, cpu_core_count() / 4));
+  li.local_size = 1000;  // more processes than cores: each still gets one
+  CHECK(process_core_share(li) == 1);
+
+  env.set("OMPI_COMM_WORLD_LOCAL_SIZE", "9");  // more processes on one host than in the job
+  CHECK_THROWS_WITH(detect_launch(), Catch::Contains("OMPI_COMM_WORLD_LOCAL_SIZE='9'"));
 }
 
 TEST_CASE("launch: Open MPI variables") {

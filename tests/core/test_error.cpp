@@ -3,6 +3,7 @@
 #include <string>
 
 #include "core/error.h"
+#include "core/host_info.h"
 
 using namespace mg;
 

@@ -11,8 +11,8 @@
 
 #include "core/counter_rng.h"
 #include "core/error.h"
-#include "core/half.h"
 #include "core/host_info.h"
+#include "core/half.h"
 
 namespace mg {
 
@@ -41,11 +41,6 @@ void store(const Tensor& t, int64_t i, float v) {
 
 
 }  // namespace
-
-int cpu_core_count() {
-  int n = static_cast<int>(std::thread::hardware_concurrency());
-  return n > 0 ? n : 1;
-}
 
 bool cpu_has_bf16() {
   return dnnl::get_effective_cpu_isa() >= dnnl::cpu_isa::avx512_core_bf16;

@@ -81,6 +81,5 @@ std::unique_ptr<LayerOp> create_cpu_layer(CpuBackend& be, const LayerDesc& desc,
                                           const std::vector<Shape>& in_shapes, const LayerOptions& opt);
 // Whether this processor runs bf16 natively (AVX-512 BF16 / AMX), as oneDNN sees it.
 bool cpu_has_bf16();
-int cpu_core_count();
 
 }  // namespace mg

@@ -28,6 +28,7 @@
 #include "comm/world.h"
 #include "core/build_info.h"
 #include "core/error.h"
+#include "core/host_info.h"
 #include "core/atomic_file.h"
 #include "train/environment.h"
 
@@ -87,7 +88,7 @@ class CommCommand : public Command {
     }
 
     const LaunchInfo launch = detect_launch();
-    const bool launched = launch.launcher != "none";
+    const bool launched = launch.launched();
     if (transports.size() > 1) {
       // NCCL reads NCCL_* once per process (its parameters are cached on first use), so a second entry in the
       // same process would silently measure the first one's transport: every entry gets a fresh process.
@@ -106,7 +107,7 @@ class CommCommand : public Command {
     std::vector<std::unique_ptr<Backend>> owned;
     std::vector<Backend*> backends;
     BackendOptions bo;
-    bo.threads = threads_per_replica_ > 0 ? threads_per_replica_ : std::max(1, cpu_core_count() / local);
+    bo.threads = threads_per_replica_ > 0 ? threads_per_replica_ : std::max(1, process_core_share(launch) / local);
     for (int i = 0; i < local; ++i) {
       owned.push_back(make_backend(kind, launch.local_rank * local + i, bo));
       backends.push_back(owned.back().get());

@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "comm/transport.h"
 #include "core/error.h"
+#include "core/host_info.h"
 #include "models/registry.h"
 
 namespace mg {
@@ -179,7 +180,7 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
     for (int n = 1; n <= gpus_present; n *= 2) c.device_counts.push_back(n);
     if (c.device_counts.back() != gpus_present) c.device_counts.push_back(gpus_present);
   } else {
-    const int cores = c.threads > 0 ? c.threads : static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+    const int cores = c.threads > 0 ? c.threads : cpu_core_count();
     c.device_counts = cores >= 2 ? std::vector<int>{1, 2} : std::vector<int>{1};
   }
   c.device_counts_defaulted = o.gpus.empty();
