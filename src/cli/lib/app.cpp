@@ -65,6 +65,7 @@ int run_cli(int argc, char** argv) {
   add("comm", "collective benchmark (all-reduce, ...) on the trainer's communicators", make_comm_command());
   add("compare", "compare two results and decide regressions", make_compare_command());
   add("prepare-data", "pack an image folder into a .mgrec record file", make_prepare_data_command());
+  add("report", "one self-contained HTML page of plots from result, comm and compare files", make_report_command());
 
   try {
     app.parse(argc, argv);

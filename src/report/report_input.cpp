@@ -1,0 +1,160 @@
+#include "report/report_input.h"
+
+#include <filesystem>
+#include <map>
+
+#include "core/error.h"
+#include "result/result_json.h"
+
+namespace mg {
+
+using nlohmann::json;
+
+namespace {
+
+double number(const json& j, const char* key, double fallback = 0) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
+}
+
+std::string text(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
+}
+
+std::vector<std::string> strings(const json& j, const char* key) {
+  std::vector<std::string> out;
+  const auto it = j.find(key);
+  if (it == j.end() || !it->is_array()) return out;
+  for (const json& v : *it)
+    if (v.is_string()) out.push_back(v.get<std::string>());
+  return out;
+}
+
+bool interval(const json& v, double& lo, double& hi) {
+  if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number()) {
+    lo = v[0].get<double>();
+    hi = v[1].get<double>();
+    return hi >= lo && lo > 0;
+  }
+  return false;
+}
+
+CommInput comm_from_json(const json& j, const std::string& path) {
+  CommInput c;
+  c.path = path;
+  const auto res = j.find("results");
+  if (res == j.end() || !res->is_array())
+    throw UsageError(path + ": mgbench comm output without a \"results\" array");
+  for (const json& r : *res) {
+    if (!r.is_object() || !r.contains("bytes") || !r.contains("busbw_GBps"))
+      throw UsageError(path + ": results: an entry lacks bytes or busbw_GBps");
+    CommRow row;
+    row.op = text(r, "op");
+    row.dtype = text(r, "dtype");
+    row.transport = text(r, "transport");
+    row.bytes = number(r, "bytes");
+    row.time_us = number(r, "time_us");
+    row.algbw_GBps = number(r, "algbw_GBps");
+    row.busbw_GBps = number(r, "busbw_GBps");
+    row.in_place = r.value("in_place", false);
+    row.devices = static_cast<int>(number(r, "devices"));
+    row.wrong = static_cast<int64_t>(number(r, "wrong"));
+    c.rows.push_back(row);
+  }
+  if (c.rows.empty()) throw UsageError(path + ": mgbench comm output with no results");
+  c.environment = j.value("environment", json::object());
+  return c;
+}
+
+CompareInput compare_from_json(const json& j, const std::string& path) {
+  CompareInput c;
+  c.path = path;
+  const auto pairs = j.find("pairs");
+  if (pairs == j.end() || !pairs->is_array())
+    throw UsageError(path + ": mgbench compare output without a \"pairs\" array");
+  for (const json& p : *pairs) {
+    if (!p.is_object()) throw UsageError(path + ": pairs: an entry is not an object");
+    c.pairs.push_back(compare_pair_from_json(p));
+  }
+  const json opts = j.value("options", json::object());
+  c.threshold = number(opts, "threshold");
+  c.base_files = strings(j, "base_files");
+  c.new_files = strings(j, "new_files");
+  c.warnings = strings(j, "warnings");
+  c.regression = j.value("regression", false);
+  return c;
+}
+
+}  // namespace
+
+ComparePair compare_pair_from_json(const json& p) {
+  ComparePair out;
+  const json key = p.value("key", json::object());
+  out.label = key.is_object() ? text(key, "label") : std::string();
+  out.verdict = text(p, "verdict");
+  const json base = p.value("base", json::object()), next = p.value("new", json::object());
+  const json ratio = p.value("ratio", json());
+  if (ratio.is_object()) {
+    out.ratio = number(ratio, "value");
+    out.lo = number(ratio, "lo");
+    out.hi = number(ratio, "hi");
+  } else {
+    out.ratio = ratio.is_number() ? ratio.get<double>() : 0;
+    if (!interval(p.value("ratio_ci95", json()), out.lo, out.hi)) {
+      out.lo = number(p, "ratio_lo");
+      out.hi = number(p, "ratio_hi");
+    }
+  }
+  out.base_ips = number(base, "median_images_per_sec");
+  out.new_ips = number(next, "median_images_per_sec");
+  if (!(out.hi >= out.lo && out.lo > 0)) {
+    out.lo = out.hi = 0;
+    double blo, bhi, nlo, nhi;
+    if (interval(base.value("images_per_sec_ci95", json()), blo, bhi) &&
+        interval(next.value("images_per_sec_ci95", json()), nlo, nhi)) {
+      out.lo = nlo / bhi;
+      out.hi = nhi / blo;
+      out.interval_from_sides = true;
+    }
+  }
+  out.regression = out.verdict == "regression" || p.value("efficiency_drop", false);
+  std::string notes;
+  for (const std::string& n : strings(p, "notes")) notes += (notes.empty() ? "" : "; ") + n;
+  if (p.value("efficiency_drop", false)) notes = "scaling efficiency dropped" + std::string(notes.empty() ? "" : "; ") + notes;
+  out.notes = notes;
+  return out;
+}
+
+void add_report_json(ReportInputs& in, const json& j, const std::string& path) {
+  if (j.is_object() && j.contains("schema_version") && j.contains("runs")) {
+    in.results.push_back({"", path, result_from_json(j, path)});
+  } else if (j.is_object() && j.value("tool", "") == "mgbench comm") {
+    in.comms.push_back(comm_from_json(j, path));
+  } else if (j.is_object() && j.contains("compare_schema_version")) {
+    in.compares.push_back(compare_from_json(j, path));
+  } else {
+    throw UsageError(path + ": not an mgbench result, comm or compare output");
+  }
+}
+
+ReportInputs load_report_inputs(const std::vector<std::string>& paths) {
+  if (paths.empty()) throw UsageError("report: no input files (give result, comm or compare JSON files)");
+  ReportInputs in;
+  for (const std::string& p : paths) add_report_json(in, read_json_file(p), p);
+  // Labels: the file name without .json; the parent folder too when two files share a name.
+  std::map<std::string, int> seen;
+  auto stem = [](const std::string& p) { return std::filesystem::path(p).stem().string(); };
+  for (const std::string& p : paths) ++seen[stem(p)];
+  auto label = [&](const std::string& p) {
+    const std::filesystem::path fp(p);
+    if (seen[stem(p)] < 2 || fp.parent_path().empty()) return stem(p);
+    return (fp.parent_path().filename() / fp.stem()).string();
+  };
+  for (auto& r : in.results) r.label = label(r.path);
+  for (auto& c : in.comms) c.label = label(c.path);
+  for (auto& c : in.compares) c.label = label(c.path);
+  return in;
+}
+
+}  // namespace mg

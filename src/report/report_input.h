@@ -1,0 +1,73 @@
+// What `mgbench report` reads: training results, predictions (the same result type, kind "prediction"),
+// `mgbench comm --json` output and `mgbench compare --json` output, recognised by their contents and
+// labelled for the page. The comm and compare outputs are read generically (only the fields the plots need),
+// so a reader here follows their writers without linking them.
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "result/run_result.h"
+
+namespace mg {
+
+struct ResultInput {
+  std::string label, path;
+  RunResult result;
+};
+
+struct CommRow {
+  std::string op, dtype, transport;
+  double bytes = 0, time_us = 0, algbw_GBps = 0, busbw_GBps = 0;
+  bool in_place = false;
+  int devices = 0;
+  int64_t wrong = 0;
+};
+
+struct CommInput {
+  std::string label, path;
+  std::vector<CommRow> rows;
+  nlohmann::json environment;  // as `mgbench comm` wrote it
+};
+
+struct ComparePair {
+  std::string label, verdict;
+  double ratio = 0;
+  double lo = 0, hi = 0;            // interval of the ratio (0, 0 when neither the file nor the sides give one)
+  bool interval_from_sides = false;  // derived from the two sides' throughput intervals, not from the file
+  bool regression = false;           // verdict regression or efficiency drop
+  double base_ips = 0, new_ips = 0;
+  std::string notes;
+};
+
+struct CompareInput {
+  std::string label, path;
+  std::vector<ComparePair> pairs;
+  double threshold = 0;  // relative, from the file's options
+  std::vector<std::string> base_files, new_files, warnings;
+  bool regression = false;
+};
+
+struct ReportInputs {
+  std::vector<ResultInput> results;
+  std::vector<CommInput> comms;
+  std::vector<CompareInput> compares;
+  bool empty() const { return results.empty() && comms.empty() && compares.empty(); }
+};
+
+// One file into `in`, by content: a result (schema_version + runs), comm output (tool "mgbench comm") or
+// compare output (compare_schema_version). UsageError naming the file for anything else.
+void add_report_json(ReportInputs& in, const nlohmann::json& j, const std::string& path);
+
+// Every path, in order; labels are the file names without ".json" (with the folder when two names clash).
+// UsageError for an empty list or a file that is none of the above.
+ReportInputs load_report_inputs(const std::vector<std::string>& paths);
+
+// One pair of `mgbench compare --json` output: the ratio and its interval, whichever of the spellings the
+// file uses ("ratio_ci95": [lo, hi], "ratio_lo"/"ratio_hi", or "ratio": {"value", "lo", "hi"}); without one,
+// the interval from the sides' images/s intervals (new lo / base hi .. new hi / base lo, conservative).
+ComparePair compare_pair_from_json(const nlohmann::json& p);
+
+}  // namespace mg
