@@ -88,7 +88,7 @@ int run_cli(int argc, char** argv) {
       if (s.app->parsed()) return s.cmd->run();
     }
     const RunConfig cfg = finalize_train_options(train, join_argv(argc, argv));
-    return run_training(cfg);
+    return run_training(cfg, train.html_path);
   } catch (const UsageError& e) {
     std::fprintf(stderr, "mgbench: error: %s\n", e.what());
     return 2;

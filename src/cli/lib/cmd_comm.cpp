@@ -30,6 +30,7 @@
 #include "core/error.h"
 #include "core/host_info.h"
 #include "core/atomic_file.h"
+#include "report/html_report.h"
 #include "train/environment.h"
 
 namespace mg {
@@ -58,6 +59,7 @@ class CommCommand : public Command {
                                                 "MASTER_ADDR)");
     sub.add_option("--threads-per-replica", threads_per_replica_, "CPU threads per replica (default cores/N)");
     sub.add_option("--json", json_path_, "write results and environment as JSON to FILE");
+    sub.add_option("--html", html_path_, "write a self-contained HTML report (busbw and time vs size) to FILE");
   }
 
   int run() override {
@@ -139,8 +141,10 @@ class CommCommand : public Command {
 
     int64_t wrong = 0;
     for (const auto& r : rows) wrong += r.wrong;
-    if (launch.rank == 0 && !json_path_.empty()) {
-      write_file_atomic(json_path_, to_json(rows, transports_json, launch, kind, local, backends).dump(2) + "\n");
+    if (launch.rank == 0 && (!json_path_.empty() || !html_path_.empty())) {
+      const nlohmann::json j = to_json(rows, transports_json, launch, kind, local, backends);
+      if (!json_path_.empty()) write_file_atomic(json_path_, j.dump(2) + "\n");
+      write_html(j);
     }
     if (wrong > 0) throw Error(std::to_string(wrong) + " wrong elements in collective results (see #wrong)");
     return 0;
@@ -152,7 +156,7 @@ class CommCommand : public Command {
   int run_entries_in_children(const std::vector<std::string>& transports) const {
     std::vector<std::vector<std::string>> extra;
     for (const std::string& t : transports) extra.push_back({"--transport", t});
-    const ChildResults children = run_children(extra, {"--transport"}, /*quiet=*/false);
+    const ChildResults children = run_children(extra, {"--transport", "--html"}, /*quiet=*/false);
     if (children.status != 0) return children.status;
     nlohmann::json merged;
     for (const nlohmann::json& part : children.parts) {
@@ -165,7 +169,16 @@ class CommCommand : public Command {
     }
     merged["environment"]["command_line"] = own_command_line();
     if (!json_path_.empty()) write_file_atomic(json_path_, merged.dump(2) + "\n");
+    write_html(merged);
     return 0;
+  }
+
+  void write_html(const nlohmann::json& j) const {
+    if (html_path_.empty()) return;
+    ReportInputs in;
+    add_report_json(in, j, json_path_);
+    in.comms.back().label = "comm " + op_;
+    write_html_report(html_path_, in);
   }
 
   // Processes launched with different options would time different things or deadlock: compare them.
@@ -266,7 +279,7 @@ class CommCommand : public Command {
   double timeout_s_ = 300;
   std::string gloo_iface_;
   int threads_per_replica_ = 0;
-  std::string json_path_;
+  std::string json_path_, html_path_;
 };
 
 }  // namespace

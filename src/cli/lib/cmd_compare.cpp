@@ -1,5 +1,5 @@
 // `mgbench compare BASE NEW [--alpha A] [--threshold P%] [--efficiency-threshold POINTS] [--markdown FILE]
-// [--json FILE]`: BASE and NEW are result files or folders of them (docs/compare.md). Exit status 0 when no
+// [--json FILE] [--html FILE]`: BASE and NEW are result files or folders of them (docs/compare.md). Exit status 0 when no
 // run regressed, 1 when at least one did, 2 for unusable input (one line naming the file or option).
 #include <cstdio>
 #include <string>
@@ -9,6 +9,7 @@
 #include "core/atomic_file.h"
 #include "report/compare.h"
 #include "report/compare_output.h"
+#include "report/html_report.h"
 #include "result/result_json.h"
 
 namespace mg {
@@ -52,6 +53,7 @@ class CompareCommand final : public Command {
         ->capture_default_str();
     sub.add_option("--markdown", markdown_path_, "Also write the report as Markdown (a pull-request comment)");
     sub.add_option("--json", json_path_, "Also write the report as JSON");
+    sub.add_option("--html", html_path_, "Also write the report as a self-contained HTML page (ratio plot)");
   }
 
   int run() override {
@@ -66,6 +68,12 @@ class CompareCommand final : public Command {
     std::fflush(stdout);
     if (!markdown_path_.empty()) write_file_atomic(markdown_path_, format_compare_markdown(report));
     if (!json_path_.empty()) write_json_atomic(json_path_, compare_to_json(report));
+    if (!html_path_.empty()) {
+      ReportInputs in;
+      add_report_json(in, compare_to_json(report), json_path_);
+      in.compares.back().label = "compare";
+      write_html_report(html_path_, in);
+    }
     return report.exit_status();
   }
 
@@ -74,7 +82,7 @@ class CompareCommand final : public Command {
   CompareOptions opt_;
   std::string threshold_ = "5";
   std::string efficiency_threshold_ = "5";
-  std::string markdown_path_, json_path_;
+  std::string markdown_path_, json_path_, html_path_;
 };
 
 }  // namespace

@@ -112,6 +112,7 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--gloo-iface", c.gloo_iface, "network interface for Gloo's TCP transport");
   app.add_option("--json", c.json_path, "write the result as JSON (atomically)");
   app.add_option("--trace", c.trace_path, "write a Chrome/Perfetto trace of the largest device count");
+  app.add_option("--html", o.html_path, "write a self-contained HTML report (plots, tables, environment)");
   app.add_flag("--no-progress", o.no_progress, "no progress line even on a terminal");
 }
 
@@ -199,6 +200,7 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   }
   check_output_path(c.json_path, "--json");
   check_output_path(c.trace_path, "--trace");
+  check_output_path(o.html_path, "--html");
   return c;
 }
 

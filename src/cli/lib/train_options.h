@@ -23,6 +23,7 @@ struct TrainOptions {
   bool no_progress = false;
   int64_t batch_size = 0;  // 0 = the device's default
   int steps = 0, warmup = -1;
+  std::string html_path;  // --html: not part of the run description (the JSON records the command line)
 };
 
 void add_train_options(CLI::App& app, TrainOptions& o);

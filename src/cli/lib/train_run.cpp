@@ -8,6 +8,7 @@
 #include "comm/world.h"
 #include "core/error.h"
 #include "result/pool.h"
+#include "report/html_report.h"
 #include "report/progress.h"
 #include "result/result_json.h"
 #include "result/summary.h"
@@ -20,20 +21,25 @@ namespace mg {
 namespace {
 
 // with_trace: false where a child process already wrote the --trace (results read back from JSON carry none).
-void report(const RunResult& result, const RunConfig& cfg, bool with_trace) {
+void report(const RunResult& result, const RunConfig& cfg, bool with_trace, const std::string& html_path) {
   std::fputs(format_table(result).c_str(), stdout);
   std::fflush(stdout);
   if (with_trace && !cfg.trace_path.empty()) write_trace(cfg.trace_path, result.runs.back());
   if (!cfg.json_path.empty()) write_json_atomic(cfg.json_path, to_json(result));
+  if (!html_path.empty()) {
+    ReportInputs in;
+    in.results.push_back({cfg.model, cfg.json_path, result});
+    write_html_report(html_path, in);
+  }
 }
 
 // CUDA transports compared one child process each (NCCL fixes its transport settings per process); the
 // children's results are merged into one report here.
-int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
+int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch, const std::string& html_path) {
   refuse_children_under_launcher(launch.launcher, "--transport with several entries");
   std::vector<std::vector<std::string>> extra;
   for (const std::string& t : cfg.transports) extra.push_back({"--transport", t});
-  const ChildResults children = run_children(extra, {"--transport"}, /*quiet=*/true);
+  const ChildResults children = run_children(extra, {"--transport", "--html"}, /*quiet=*/true);
   if (children.status != 0) return children.status;
   RunResult merged;
   for (const nlohmann::json& part : children.parts) {
@@ -43,14 +49,14 @@ int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
   }
   merged.config = cfg;
   merged.env.command_line = cfg.command_line;
-  report(merged, cfg, /*with_trace=*/false);
+  report(merged, cfg, /*with_trace=*/false, html_path);
   return 0;
 }
 
 // --runs P: the whole benchmark P times, each in a fresh process (steps of one process share its memory and
 // thread placement, so only separate processes show how much a re-run moves), pooled into one result whose
 // CI comes from the runs' medians. The first run writes the --trace.
-int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
+int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const std::string& html_path) {
   refuse_children_under_launcher(launch.launcher, "--runs");
   std::vector<std::vector<std::string>> extra;
   for (int i = 0; i < cfg.runs; ++i) extra.push_back({"--runs", "1", "--trace", i == 0 ? cfg.trace_path : ""});
@@ -66,7 +72,7 @@ int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
                            : part["runs"].back().value("images_per_sec", 0.0);
     if (progress) progress->update(static_cast<int64_t>(i + 1), cfg.runs, ips);
   };
-  const ChildResults children = run_children(extra, {"--runs", "--trace"}, /*quiet=*/true, done);
+  const ChildResults children = run_children(extra, {"--runs", "--trace", "--html"}, /*quiet=*/true, done);
   if (progress) progress->finish();
   if (children.status != 0) return children.status;
   std::vector<RunResult> parts;
@@ -75,18 +81,18 @@ int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch) {
   RunResult pooled = pool_runs(parts);
   pooled.config = cfg;
   pooled.env.command_line = cfg.command_line;
-  report(pooled, cfg, /*with_trace=*/false);
+  report(pooled, cfg, /*with_trace=*/false, html_path);
   return 0;
 }
 
 }  // namespace
 
-int run_training(const RunConfig& cfg) {
+int run_training(const RunConfig& cfg, const std::string& html_path) {
   if (!cfg.nccl_algo.empty()) setenv("NCCL_ALGO", cfg.nccl_algo.c_str(), 1);  // read by NCCL at init
   const LaunchInfo launch = detect_launch();
   const bool lead = launch.rank == 0;
-  if (cfg.runs > 1) return run_pooled_in_children(cfg, launch);
-  if (cfg.device == DeviceKind::Cuda && cfg.transports.size() > 1) return run_transports_in_children(cfg, launch);
+  if (cfg.runs > 1) return run_pooled_in_children(cfg, launch, html_path);
+  if (cfg.device == DeviceKind::Cuda && cfg.transports.size() > 1) return run_transports_in_children(cfg, launch, html_path);
 
   std::unique_ptr<Progress> progress;
   std::string label;
@@ -108,7 +114,7 @@ int run_training(const RunConfig& cfg) {
   compute_scaling(result.runs);
   if (!lead) return 0;  // rank 0 reports for every rank
 
-  report(result, cfg, /*with_trace=*/true);
+  report(result, cfg, /*with_trace=*/true, html_path);
   return 0;
 }
 
