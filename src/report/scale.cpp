@@ -76,11 +76,16 @@ std::vector<double> log2_ticks(double lo, double hi, int max_ticks) {
   int e0 = static_cast<int>(std::floor(std::log2(lo) + 1e-9));
   int e1 = static_cast<int>(std::ceil(std::log2(hi) - 1e-9));
   if (e1 == e0) ++e1;
+  // Every 1st, 2nd, 5th or 10th power, aligned to multiples of it, so the labels read 1 KiB, 1 MiB, ...
+  const auto down = [](int e, int k) { return e - ((e % k) + k) % k; };
+  const auto up = [&](int e, int k) { return down(e, k) == e ? e : down(e, k) + k; };
   int every = 1;
-  while ((e1 - e0) / every + 1 > std::max(2, max_ticks)) ++every;
-  // Align to multiples of `every` so the labels read 1 KiB, 1 MiB... when every divides 10.
-  e0 -= ((e0 % every) + every) % every;
-  while ((e1 - e0) % every != 0) ++e1;
+  for (int k : {1, 2, 5, 10, 20, 50}) {
+    every = k;
+    if ((up(e1, k) - down(e0, k)) / k + 1 <= std::max(2, max_ticks)) break;
+  }
+  e0 = down(e0, every);
+  e1 = up(e1, every);
   std::vector<double> t;
   for (int e = e0; e <= e1; e += every) t.push_back(std::ldexp(1.0, e));
   return t;
@@ -114,8 +119,9 @@ std::string format_tick(double v, double step) {
                               1e-6 * std::pow(10.0, decimals) * step) {
     ++decimals;
   }
-  if (std::abs(v) < step * 1e-9) v = 0;
-  return group_thousands(fmt::format("{:.{}f}", v, decimals));
+  std::string s = fmt::format("{:.{}f}", v, decimals);
+  if (s[0] == '-' && s.find_first_not_of("-0.") == std::string::npos) s.erase(0, 1);  // no "-0.0"
+  return group_thousands(s);
 }
 
 std::string format_bytes(double bytes) {

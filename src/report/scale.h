@@ -20,7 +20,8 @@ std::vector<double> nice_ticks(double lo, double hi, int target = 5);
 // `max_decades_125` decades, every decade up to 8 ticks, else every k-th decade. Enclosing like nice_ticks.
 std::vector<double> log10_ticks(double lo, double hi, int max_decades_125 = 2);
 
-// Powers of two enclosing [lo, hi] (lo > 0), every k-th power so that at most max_ticks remain.
+// Powers of two enclosing [lo, hi] (lo > 0): every 1st, 2nd, 5th or 10th power (aligned, so labels read
+// 1 KiB, 1 MiB...), the smallest stride that keeps at most max_ticks.
 std::vector<double> log2_ticks(double lo, double hi, int max_ticks = 9);
 
 // Label of a linear tick: as many decimals as the step needs (step 0.25 -> 2), thousands as "12,000".

@@ -1,0 +1,120 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <fstream>
+
+#include "core/error.h"
+#include "report/html_report.h"
+#include "result/result_json.h"
+#include "support/result_fixture.h"
+
+using namespace mg;
+using nlohmann::json;
+
+namespace {
+
+std::string write(const std::string& dir, const std::string& name, const json& j) {
+  const std::string p = dir + "/" + name;
+  std::ofstream(p) << j.dump();
+  return p;
+}
+
+json comm_json() {
+  json rows = json::array();
+  for (double b : {1024.0, 4096.0})
+    rows.push_back({{"op", "allreduce"}, {"dtype", "fp32"}, {"bytes", b}, {"count", b / 4}, {"in_place", false},
+                    {"time_us", 10.0}, {"algbw_GBps", 0.1}, {"busbw_GBps", 0.1}, {"wrong", 0}, {"transport", "tcp"},
+                    {"devices", 2}});
+  return {{"tool", "mgbench comm"}, {"op", "allreduce"}, {"environment", {{"host", "h2"}}}, {"results", rows}};
+}
+
+json compare_json(const json& ratio_fields) {
+  json pair = {{"key", {{"label", "resnet50 x2"}}},
+               {"base", {{"median_images_per_sec", 100.0}, {"images_per_sec_ci95", {95.0, 105.0}}}},
+               {"new", {{"median_images_per_sec", 80.0}, {"images_per_sec_ci95", {78.0, 82.0}}}},
+               {"verdict", "regression"},
+               {"efficiency_drop", false}};
+  pair.update(ratio_fields);
+  return {{"compare_schema_version", 1}, {"options", {{"threshold", 0.05}}}, {"pairs", {pair}}, {"regression", true}};
+}
+
+}  // namespace
+
+TEST_CASE("html report: a self-contained page with every section the inputs support") {
+  const std::string dir = test::scratch_dir("html");
+  const RunResult r = test::make_result({1, 2}, {0.1, 0.12}, 20, 0.03, 3);
+  const std::string rp = write(dir, "run.json", to_json(r));
+  const std::string cp = write(dir, "comm.json", comm_json());
+  const std::string xp = write(dir, "cmp.json", compare_json({{"ratio", 0.8}}));
+  const ReportInputs in = load_report_inputs({rp, cp, xp});
+  REQUIRE(in.results.size() == 1);
+  REQUIRE(in.comms.size() == 1);
+  REQUIRE(in.compares.size() == 1);
+  CHECK(in.results[0].label == "run");
+  const std::string page = render_html_report(in);
+  CHECK(page.rfind("<!DOCTYPE html>", 0) == 0);
+  CHECK(page.find("Content-Security-Policy\" content=\"default-src 'none'") != std::string::npos);
+  // Nothing fetched: no scripts, links, imports or URLs of any kind.
+  for (const char* bad : {"<script", "<link", "@import", "url(", "http://", "https://", "src=", "href="})
+    CHECK(page.find(bad) == std::string::npos);
+  for (const char* section : {"Throughput vs device count", "Scaling efficiency", "Step breakdown: run",
+                              "Step-time distribution: run", "Bus bandwidth vs message size: comm",
+                              "Comparison: cmp", "Environment"})
+    CHECK(page.find(section) != std::string::npos);
+  // The environment block names the machine and the command line; differing hosts are called out.
+  CHECK(page.find("Intel(R) Xeon(R) Platinum 8480+") != std::string::npos);
+  CHECK(page.find("mgbench --device cpu --model resnet50 --gpus 1,2") != std::string::npos);
+  CHECK(page.find("different environments") != std::string::npos);
+
+  const std::string out = dir + "/report.html";
+  write_html_report(out, in);
+  std::ifstream f(out);
+  CHECK(std::string(std::istreambuf_iterator<char>(f), {}) == page);
+}
+
+TEST_CASE("html report: bad input is a one-line UsageError and nothing is written") {
+  const std::string dir = test::scratch_dir("html-bad");
+  CHECK_THROWS_AS(load_report_inputs({}), UsageError);
+  const std::string other = write(dir, "other.json", {{"hello", 1}});
+  CHECK_THROWS_WITH(load_report_inputs({other}), Catch::Contains("not an mgbench result, comm or compare output"));
+  const std::string array = write(dir, "array.json", json::array({1, 2}));
+  CHECK_THROWS_AS(load_report_inputs({array}), UsageError);
+  json broken = comm_json();
+  broken["results"][0].erase("busbw_GBps");
+  CHECK_THROWS_WITH(load_report_inputs({write(dir, "c.json", broken)}), Catch::Contains("busbw_GBps"));
+  CHECK_THROWS_AS(write_html_report(dir + "/x.html", ReportInputs{}), UsageError);
+  CHECK(!std::filesystem::exists(dir + "/x.html"));
+  const RunResult r = test::make_result({1}, {0.1}, 5, 0.0, 1);
+  ReportInputs in;
+  in.results.push_back({"r", "", r});
+  CHECK_THROWS_AS(write_html_report(dir + "/missing/x.html", in), UsageError);
+}
+
+TEST_CASE("html report: labels stay distinct when two files share a name") {
+  const std::string dir = test::scratch_dir("html-labels");
+  std::filesystem::create_directories(dir + "/a");
+  std::filesystem::create_directories(dir + "/b");
+  const json j = to_json(test::make_result({1}, {0.1}, 5, 0.0, 1));
+  const ReportInputs in = load_report_inputs({write(dir + "/a", "r.json", j), write(dir + "/b", "r.json", j)});
+  CHECK(in.results[0].label == "a/r");
+  CHECK(in.results[1].label == "b/r");
+}
+
+TEST_CASE("html report: the compare reader takes the ratio interval in any spelling, else from the sides") {
+  ComparePair a = compare_pair_from_json(compare_json({{"ratio", 0.8}, {"ratio_ci95", {0.75, 0.85}}})["pairs"][0]);
+  CHECK(a.lo == 0.75);
+  CHECK(a.hi == 0.85);
+  CHECK(!a.interval_from_sides);
+  CHECK(a.regression);
+  ComparePair b = compare_pair_from_json(compare_json({{"ratio", 0.8}, {"ratio_lo", 0.7}, {"ratio_hi", 0.9}})["pairs"][0]);
+  CHECK(b.lo == 0.7);
+  CHECK(b.hi == 0.9);
+  ComparePair c = compare_pair_from_json(compare_json({{"ratio", {{"value", 0.8}, {"lo", 0.79}, {"hi", 0.81}}}})["pairs"][0]);
+  CHECK(c.ratio == 0.8);
+  CHECK(c.lo == 0.79);
+  ComparePair d = compare_pair_from_json(compare_json({{"ratio", 0.8}})["pairs"][0]);
+  CHECK(d.interval_from_sides);
+  CHECK(d.lo == Approx(78.0 / 105));
+  CHECK(d.hi == Approx(82.0 / 95));
+  CHECK(d.label == "resnet50 x2");
+}
