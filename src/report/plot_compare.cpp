@@ -20,11 +20,14 @@ Figure compare_figure(const CompareInput& in) {
   f.caption = "NEW / BASE median images/s per pair with its 95 % interval; 1 = unchanged, left of it is slower. "
               "Regressions (a significant slowdown beyond the threshold, or a scaling-efficiency drop) are marked "
               "in vermillion with a diamond. Dashed lines: ±threshold.";
-  const double width = 860, row = 26, top = 12;
+  const double width = 860, row = 30, top = 12;
   double label_w = 120;
   for (const ComparePair& p : in.pairs) label_w = std::max(label_w, text_width(p.label, 11) + 12);
   label_w = std::min(label_w, 340.0);
-  PlotArea a{label_w, top, width - label_w - 24, row * std::max<size_t>(1, in.pairs.size())};
+  // At least 90 px high, so one pair still reads as a plot; rows centred in it.
+  const double plot_h = std::max(90.0, row * static_cast<double>(in.pairs.size()));
+  const double row_top = top + (plot_h - row * static_cast<double>(in.pairs.size())) / 2;
+  PlotArea a{label_w, top, width - label_w - 24, plot_h};
   double lo = 1, hi = 1;
   for (const ComparePair& p : in.pairs) {
     for (double v : {p.ratio, p.lo, p.hi})
@@ -59,7 +62,7 @@ Figure compare_figure(const CompareInput& in) {
   draw_frame(w, a);
   for (size_t i = 0; i < in.pairs.size(); ++i) {
     const ComparePair& p = in.pairs[i];
-    const double y = a.y + row * (i + 0.5);
+    const double y = row_top + row * (i + 0.5);
     const bool improvement = p.verdict == "improvement" && !p.regression;
     const char* colour = p.regression ? kRegression : improvement ? kImprovement : kNeutral;
     if (p.regression) {

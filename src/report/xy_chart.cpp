@@ -77,10 +77,17 @@ std::string render_xy_chart(const XYChart& c) {
   if (xe.empty()) xe = {1, 2};
   if (ye.empty()) ye = {1, 2};
 
-  const Axis xa = !c.x_ticks.empty() && c.x_kind == ScaleKind::Linear
+  Axis xa = !c.x_ticks.empty() && c.x_kind == ScaleKind::Linear
                       ? explicit_axis(c.x_ticks, a.x, a.right())
                       : make_axis(c.x_kind, xe.lo, xe.hi, a.x, a.right(), false, c.x_bytes, 6);
-  const Axis ya = make_axis(c.y_kind, ye.lo, ye.hi, a.bottom(), a.y, c.y_include_zero && !ylog);
+  Axis ya = make_axis(c.y_kind, ye.lo, ye.hi, a.bottom(), a.y, c.y_include_zero && !ylog);
+  // Log axes end at the enclosing ticks, often exactly at the data: pad them so no marker sits on the frame.
+  for (Axis* ax : {&xa, &ya}) {
+    if (ax->scale.kind == ScaleKind::Linear) continue;
+    const double f = std::pow(ax->scale.hi / ax->scale.lo, 0.03);
+    ax->scale.lo /= f;
+    ax->scale.hi *= f;
+  }
 
   svg::Writer w(c.width, height, "plot", c.aria_label);
   draw_y_axis(w, a, ya, c.y_title);
