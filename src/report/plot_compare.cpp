@@ -35,7 +35,7 @@ Figure compare_figure(const CompareInput& in) {
   }
   if (in.threshold > 0) lo = std::min(lo, 1 - in.threshold), hi = std::max(hi, 1 + in.threshold);
   const double pad = (hi - lo) * 0.05 + 0.005;
-  const Axis xa = make_axis(ScaleKind::Linear, lo - pad, hi + pad, a.x, a.right(), false, false, 6);
+  const Axis xa = make_axis(ScaleKind::Linear, std::max(0.0, lo - pad), hi + pad, a.x, a.right(), false, false, 6);
   std::vector<LegendEntry> legend;
   for (auto [name, colour, marker] : {std::tuple{"no change / not significant", kNeutral, Marker::Circle},
                                       std::tuple{"improvement", kImprovement, Marker::Triangle},
