@@ -163,11 +163,16 @@ std::string comm_environment(const CommInput& in) {
         for (const auto& [k, v] : vars.items()) vs += (vs.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
       transport_env += (transport_env.empty() ? "" : "; ") + t + (vs.empty() ? "" : ": " + vs);
     }
+  std::string vars;
+  if (e.contains("env_vars") && e["env_vars"].is_object())
+    for (const auto& [k, v] : e["env_vars"].items())
+      vars += (vars.empty() ? "" : ", ") + k + " " + (v.is_string() ? v.get<std::string>() : v.dump());
   return "<h3>" + escape(in.label) + "</h3>\n" +
          dl({{"file", in.path},
              {"kind", "collective benchmark (mgbench comm)"},
              {"mgbench", js(e, "mgbench_version") + " (commit " + js(e, "git_commit") + ")"},
              {"host", js(e, "host")},
+             {"CPU", js(e, "cpu")},
              {"device", js(e, "device")},
              {"devices", devices},
              {"ranks", fmt::format("{} ({} process(es), launcher {})", js(e, "ranks"), js(e, "processes"),
@@ -175,6 +180,7 @@ std::string comm_environment(const CommInput& in) {
              {"libraries", libs},
              {"topology", topology_summary(e.value("topology", json::object()))},
              {"transports", transport_env},
+             {"environment variables", vars},
              {"command line", js(e, "command_line")}});
 }
 

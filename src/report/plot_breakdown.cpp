@@ -9,20 +9,22 @@ namespace mg::plot {
 
 namespace {
 
-struct Part {
+// How each part of kBreakdownParts looks here. The additive parts (they tile the step) are stacked in step
+// order; the others (overlapped comm, hidden under backward) stand beside the stack.
+struct Look {
+  const char* key;
   const char* name;
   const char* colour;
-  double StepBreakdown::*field;
 };
+const Look kLooks[] = {{"input_wait", "input wait", "#56B4E9"},    {"forward", "forward", "#0072B2"},
+                       {"backward", "backward", "#009E73"},        {"comm_exposed", "exposed comm", "#D55E00"},
+                       {"optimizer", "optimizer", "#E69F00"},      {"comm_overlapped", "overlapped comm", "#CC79A7"}};
 
-// Bottom to top, in the order a step runs; these five add up to the step time.
-const Part kStacked[] = {{"input wait", "#56B4E9", &StepBreakdown::input_wait},
-                         {"forward", "#0072B2", &StepBreakdown::forward},
-                         {"backward", "#009E73", &StepBreakdown::backward},
-                         {"exposed comm", "#D55E00", &StepBreakdown::comm_exposed},
-                         {"optimizer", "#E69F00", &StepBreakdown::optimizer}};
-const Part kOverlapped = {"overlapped comm (beside: hidden under backward)", "#CC79A7",
-                          &StepBreakdown::comm_overlapped};
+Look look(const BreakdownPart& p) {
+  for (const Look& l : kLooks)
+    if (std::string(l.key) == p.key) return l;
+  return {p.key, p.key, "#999999"};  // a part added to the result later still shows, in grey
+}
 
 std::string ms(double s) { return format_sig(1e3 * s); }
 
@@ -34,28 +36,28 @@ Figure breakdown_figure(const ResultInput& in) {
               "narrow bar beside each stack is all-reduce time overlapped with backward: it is hidden, so it is "
               "not part of the stack.";
   std::vector<LegendEntry> legend;
-  for (const Part& p : kStacked) {
-    LegendEntry e;
-    e.label = p.name;
-    e.colour = p.colour;
-    e.kind = LegendEntry::Swatch;
-    legend.push_back(e);
-    f.series.push_back(p.name);
+  for (bool additive : {true, false}) {
+    for (const BreakdownPart& p : kBreakdownParts) {
+      if (p.additive != additive) continue;
+      LegendEntry e;
+      e.label = std::string(look(p).name) + (additive ? "" : " (beside: hidden, not in the step)");
+      e.colour = look(p).colour;
+      e.kind = LegendEntry::Swatch;
+      legend.push_back(e);
+      f.series.push_back(look(p).name);
+    }
   }
-  LegendEntry ov;
-  ov.label = kOverlapped.name;
-  ov.colour = kOverlapped.colour;
-  ov.kind = LegendEntry::Swatch;
-  legend.push_back(ov);
-  f.series.push_back("overlapped comm");
 
   std::vector<std::string> labels;
   double top = 0;
   for (const DeviceCountResult& d : r.runs) {
     labels.push_back(entry_label(r, d));
     double sum = 0;
-    for (const Part& p : kStacked) sum += d.breakdown.*p.field;
-    top = std::max({top, sum, d.breakdown.total, d.breakdown.comm_overlapped});
+    for (const BreakdownPart& p : kBreakdownParts) {
+      if (p.additive) sum += d.breakdown.*p.field;
+      else top = std::max(top, d.breakdown.*p.field);
+    }
+    top = std::max({top, sum, d.breakdown.total});
   }
   const double width = 860, left = 78, right = 18, ptop = 12, plot_h = 300;
   PlotArea a{left, ptop, width - left - right, plot_h};
@@ -68,45 +70,56 @@ Figure breakdown_figure(const ResultInput& in) {
   draw_frame(w, a);
 
   std::vector<double> centres;
+  int beside = 0;
+  for (const BreakdownPart& p : kBreakdownParts) beside += p.additive ? 0 : 1;
   const double bar = std::min(56.0, slot * 0.42), side = std::min(20.0, slot * 0.16), gap = 3;
   for (size_t i = 0; i < r.runs.size(); ++i) {
     const DeviceCountResult& d = r.runs[i];
     const double c = a.x + slot * (i + 0.5);
     centres.push_back(c);
-    const double x0 = c - (bar + gap + side) / 2;
-    double acc = 0;
+    const double x0 = c - (bar + beside * (gap + side)) / 2;
+    double acc = 0, xs = x0 + bar + gap;
+    std::vector<std::string> row = {labels[i]}, beside_cells;
     w.open_group("bar");
-    for (const Part& p : kStacked) {
+    for (const BreakdownPart& p : kBreakdownParts) {
       const double v = d.breakdown.*p.field;
-      if (v <= 0) continue;
       svg::Style s;
-      s.fill = p.colour;
+      s.fill = look(p).colour;
       s.stroke = "#ffffff";
       s.stroke_width = 0.8;
-      const double y1 = ya.scale(1e3 * (acc + v)), y0 = ya.scale(1e3 * acc);
-      w.rect(x0, y1, bar, y0 - y1, s, fmt::format("{}: {} ms", p.name, ms(v)));
-      acc += v;
-    }
-    if (d.breakdown.comm_overlapped > 0) {
-      svg::Style s;
-      s.fill = kOverlapped.colour;
-      s.stroke = "#ffffff";
-      s.stroke_width = 0.8;
-      const double y1 = ya.scale(1e3 * d.breakdown.comm_overlapped);
-      w.rect(x0 + bar + gap, y1, side, a.bottom() - y1, s,
-             fmt::format("overlapped comm: {} ms", ms(d.breakdown.comm_overlapped)));
+      const std::string tip = fmt::format("{}: {} ms", look(p).name, ms(v));
+      if (p.additive) {
+        row.push_back(ms(v));
+        if (v > 0) {
+          const double y1 = ya.scale(1e3 * (acc + v)), y0 = ya.scale(1e3 * acc);
+          w.rect(x0, y1, bar, y0 - y1, s, tip);
+        }
+        acc += v;
+      } else {
+        beside_cells.push_back(ms(v));
+        if (v > 0) {
+          const double y1 = ya.scale(1e3 * v);
+          w.rect(xs, y1, side, a.bottom() - y1, s, tip);
+        }
+        xs += side + gap;
+      }
     }
     w.text(x0 + bar / 2, ya.scale(1e3 * acc) - 5, ms(acc) + " ms", "middle", 11, "bar-label");
     w.close_group();
-    f.table.rows.push_back({labels[i], ms(d.breakdown.input_wait), ms(d.breakdown.forward), ms(d.breakdown.backward),
-                            ms(d.breakdown.comm_exposed), ms(d.breakdown.optimizer), ms(acc),
-                            ms(d.breakdown.total), ms(d.breakdown.comm_overlapped)});
+    row.push_back(ms(acc));
+    row.push_back(ms(d.breakdown.total));
+    row.insert(row.end(), beside_cells.begin(), beside_cells.end());
+    f.table.rows.push_back(row);
   }
   const double used = draw_x_categories(w, a, labels, centres, "entry (devices, transport)");
   draw_legend(w, 10, a.bottom() + used + 4, width - 20, legend);
   f.svg = w.finish();
-  f.table.headers = {"entry", "input wait (ms)", "forward (ms)", "backward (ms)", "exposed comm (ms)",
-                     "optimizer (ms)", "sum of five (ms)", "mean step (ms)", "overlapped comm (ms)"};
+  f.table.headers = {"entry"};
+  for (bool additive : {true, false}) {
+    for (const BreakdownPart& p : kBreakdownParts)
+      if (p.additive == additive) f.table.headers.push_back(std::string(look(p).name) + " (ms)");
+    if (additive) f.table.headers.insert(f.table.headers.end(), {"sum of stacked (ms)", "mean step (ms)"});
+  }
   return f;
 }
 
