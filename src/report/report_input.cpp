@@ -1,5 +1,6 @@
 #include "report/report_input.h"
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 
@@ -138,8 +139,33 @@ void add_report_json(ReportInputs& in, const json& j, const std::string& path) {
   }
 }
 
-ReportInputs load_report_inputs(const std::vector<std::string>& paths) {
-  if (paths.empty()) throw UsageError("report: no input files (give result, comm or compare JSON files)");
+namespace {
+
+// A folder stands for the *.json files directly inside it, sorted by name (as `mgbench compare` reads them).
+std::vector<std::string> expand_folders(const std::vector<std::string>& paths) {
+  namespace fs = std::filesystem;
+  std::vector<std::string> out;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (!fs::is_directory(p, ec)) {
+      out.push_back(p);
+      continue;
+    }
+    std::vector<std::string> files;
+    for (const auto& e : fs::directory_iterator(p, ec))
+      if (e.is_regular_file() && e.path().extension() == ".json") files.push_back(e.path().string());
+    if (files.empty()) throw UsageError(p + ": a folder without .json files");
+    std::sort(files.begin(), files.end());
+    out.insert(out.end(), files.begin(), files.end());
+  }
+  return out;
+}
+
+}  // namespace
+
+ReportInputs load_report_inputs(const std::vector<std::string>& given) {
+  if (given.empty()) throw UsageError("report: no input files (give result, comm or compare JSON files)");
+  const std::vector<std::string> paths = expand_folders(given);
   ReportInputs in;
   for (const std::string& p : paths) add_report_json(in, read_json_file(p), p);
   // Labels: the file name without .json; the parent folder too when two files share a name.

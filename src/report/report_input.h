@@ -61,8 +61,9 @@ struct ReportInputs {
 // compare output (compare_schema_version). UsageError naming the file for anything else.
 void add_report_json(ReportInputs& in, const nlohmann::json& j, const std::string& path);
 
-// Every path, in order; labels are the file names without ".json" (with the folder when two names clash).
-// UsageError for an empty list or a file that is none of the above.
+// Every path, in order (a folder: the *.json files directly inside it, by name); labels are the file names
+// without ".json" (with the folder when two names clash). UsageError for an empty list, a folder without
+// .json files, or a file that is none of the above.
 ReportInputs load_report_inputs(const std::vector<std::string>& paths);
 
 // One pair of `mgbench compare --json` output: the ratio and its interval, whichever of the spellings the

@@ -98,6 +98,13 @@ TEST_CASE("html report: labels stay distinct when two files share a name") {
   const ReportInputs in = load_report_inputs({write(dir + "/a", "r.json", j), write(dir + "/b", "r.json", j)});
   CHECK(in.results[0].label == "a/r");
   CHECK(in.results[1].label == "b/r");
+  // A folder stands for its .json files.
+  write(dir + "/a", "s.json", comm_json());
+  const ReportInputs folder = load_report_inputs({dir + "/a"});
+  CHECK(folder.results.size() == 1);
+  CHECK(folder.comms.size() == 1);
+  std::filesystem::create_directories(dir + "/empty");
+  CHECK_THROWS_WITH(load_report_inputs({dir + "/empty"}), Catch::Contains("without .json files"));
 }
 
 TEST_CASE("html report: the compare reader takes the ratio interval in any spelling, else from the sides") {

@@ -1,4 +1,4 @@
-// `mgbench report FILE... [-o report.html]`: one self-contained HTML page from result, prediction, comm and
+// `mgbench report FILE|DIR... [-o report.html]`: one self-contained HTML page from result, prediction, comm and
 // compare JSON files (src/report/html_report.h). Unusable input: one line, exit 2, no file written.
 #include <cstdio>
 #include <string>
@@ -18,7 +18,7 @@ class ReportCommand final : public Command {
         "Write one self-contained HTML page (inline SVG plots, tables, environment; no network access when "
         "opened) from result files of training runs or predictions, `mgbench comm --json` and `mgbench compare "
         "--json` outputs");
-    sub.add_option("files", files_, "Result, comm or compare JSON files");
+    sub.add_option("files", files_, "Result, comm or compare JSON files, or folders of them");
     sub.add_option("-o,--output", output_, "HTML file to write")->capture_default_str();
   }
 
