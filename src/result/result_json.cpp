@@ -41,7 +41,8 @@ json breakdown_json(const StepBreakdown& b) {
 
 json allreduce_json(const AllreduceStats& a) {
   json per_bucket = json::array();
-  for (const BucketTiming& b : a.per_bucket) per_bucket.push_back({{"bytes", b.bytes}, {"time_s", b.time_s}});
+  for (const BucketTiming& b : a.per_bucket)
+    per_bucket.push_back({{"bytes", b.bytes}, {"time_s", b.time_s}, {"ready_s", b.ready_s}});
   return {{"library", a.library},       {"dtype", a.dtype},           {"bytes_per_step", a.bytes_per_step},
           {"buckets", a.buckets},       {"time_s", a.time_s},         {"algbw_GBps", a.algbw_GBps},
           {"busbw_GBps", a.busbw_GBps}, {"per_bucket", per_bucket}};
@@ -71,6 +72,12 @@ bool replicas_identical(const std::vector<uint64_t>& v) {
   return std::all_of(v.begin(), v.end(), [&](uint64_t c) { return c == v.front(); });
 }
 
+json gradient_layers_json(const std::vector<GradientLayer>& v) {
+  json a = json::array();
+  for (const GradientLayer& g : v) a.push_back({{"layer", g.layer}, {"elements", g.elements}, {"ready_s", g.ready_s}});
+  return a;
+}
+
 json run_json(const DeviceCountResult& r) {
   return {{"devices", r.devices},
           {"transport", r.transport},
@@ -85,6 +92,7 @@ json run_json(const DeviceCountResult& r) {
           {"step_time", step_stats_json(r.step_time)},
           {"breakdown", breakdown_json(r.breakdown)},
           {"allreduce", allreduce_json(r.allreduce)},
+          {"gradient_layers", gradient_layers_json(r.gradient_layers)},
           {"peak_memory_bytes", r.peak_memory_bytes},
           // A diverged or loss-less (input-only) run has no finite loss; JSON has no NaN, so it is null.
           {"final_loss", std::isfinite(r.final_loss) ? json(r.final_loss) : json(nullptr)},
@@ -310,7 +318,16 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
   const json& pb = rd.array(a, aw, "per_bucket");
   for (size_t i = 0; i < pb.size(); ++i) {
     const std::string bw = aw + ".per_bucket[" + std::to_string(i) + "]";
-    r.allreduce.per_bucket.push_back({rd.get<size_t>(pb[i], bw, "bytes"), rd.get<double>(pb[i], bw, "time_s")});
+    r.allreduce.per_bucket.push_back({rd.get<size_t>(pb[i], bw, "bytes"), rd.get<double>(pb[i], bw, "time_s"),
+                                      rd.get_or<double>(pb[i], bw, "ready_s", 0.0)});
+  }
+  if (j.contains("gradient_layers")) {
+    const json& gl = rd.array(j, w, "gradient_layers");
+    for (size_t i = 0; i < gl.size(); ++i) {
+      const std::string gw = w + ".gradient_layers[" + std::to_string(i) + "]";
+      r.gradient_layers.push_back({rd.get<int>(gl[i], gw, "layer"), rd.get<size_t>(gl[i], gw, "elements"),
+                                   rd.get<double>(gl[i], gw, "ready_s")});
+    }
   }
   r.peak_memory_bytes = rd.get<size_t>(j, w, "peak_memory_bytes");
   r.final_loss = rd.at(j, w, "final_loss").is_null() ? std::nan("") : rd.get<double>(j, w, "final_loss");

@@ -55,7 +55,17 @@ struct StepStats {
 
 struct BucketTiming {
   size_t bytes = 0;
-  double time_s = 0;  // mean per step
+  double time_s = 0;   // mean per step
+  double ready_s = 0;  // mean per step: from the start of (the last micro-batch's) backward to the moment backward
+                       // had produced every gradient of this bucket
+};
+
+// One layer that owns parameters, in flat gradient order, with when backward completed its gradients: the
+// profile `mgbench predict` re-buckets from (any --bucket-mb, without hardware).
+struct GradientLayer {
+  int layer = 0;          // index in the model
+  size_t elements = 0;    // fp32 gradient elements
+  double ready_s = 0;     // mean per step, from the start of (the last micro-batch's) backward
 };
 
 struct AllreduceStats {
@@ -91,6 +101,7 @@ struct DeviceCountResult {
   StepStats step_time;
   StepBreakdown breakdown;  // mean per step
   AllreduceStats allreduce;
+  std::vector<GradientLayer> gradient_layers;  // the profile (training runs; empty for forward/input-only)
   size_t peak_memory_bytes = 0;  // max over replicas
   double final_loss = 0;
   int64_t overflow_steps = 0;   // fp16 steps skipped for overflow

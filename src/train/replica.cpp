@@ -50,6 +50,7 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
     Communicator* sync_comm = cfg.allreduce == AllreduceMode::Ring ? comm : nullptr;
     sync_ = std::make_unique<GradSync>(be, sync_comm, *store_, static_cast<size_t>(cfg.bucket_mb * 1048576.0),
                                        wire_dtype(cfg), cfg.overlap);
+    if (train) clock_ = std::make_unique<GradReadyClock>(be, *store_);
   }
   for (int i = 0; i < kCount; ++i) ev_.push_back(be.create_event());
   for (int k = 0; k < cfg.accum_steps; ++k) {
@@ -86,7 +87,10 @@ StepBreakdown Replica::step(int index) {
     be_.record(*fwd_end_[k], StreamKind::Compute);
     input_->release();  // nothing after this reads the batch, so its slot can be refilled under backward
     if (train && k == K - 1) {
-      net_->backward(k > 0, [this](int layer) { sync_->on_layer_done(layer); });
+      net_->backward(k > 0, [this](int layer) {
+        clock_->on_layer_done(layer);
+        sync_->on_layer_done(layer);
+      });
       sync_->finish(*bwd_end_[k]);
     } else {
       if (train) net_->backward(k > 0, nullptr);
@@ -145,6 +149,7 @@ StepBreakdown Replica::step(int index) {
   s.optimizer = be_.elapsed_seconds(*ev_[kCommDone], *ev_[kOptEnd]);
   s.total = be_.elapsed_seconds(*ev_[kStart], *ev_[kOptEnd]);
   bucket_times_ = sync_ ? sync_->bucket_times() : std::vector<double>{};
+  if (clock_) layer_ready_ = clock_->ready_times(*fwd_end_[K - 1]);
   double comm_total = 0;
   for (double t : bucket_times_) comm_total += t;
   s.comm_overlapped = std::max(0.0, comm_total - s.comm_exposed);

@@ -14,6 +14,7 @@
 #include "comm/communicator.h"
 #include "data/input_pipeline.h"
 #include "models/layer_desc.h"
+#include "train/grad_ready_clock.h"
 #include "train/grad_sync.h"
 #include "train/network.h"
 #include "train/param_store.h"
@@ -46,6 +47,9 @@ class Replica {
   uint64_t param_checksum() const { return store_ ? store_->checksum() : 0; }
   const std::vector<double>& last_bucket_times() const { return bucket_times_; }
   const GradSync* grad_sync() const { return sync_.get(); }
+  // The profile of the last step: per parameter-owning layer, seconds into backward when its gradients were done.
+  const std::vector<double>& last_layer_ready() const { return layer_ready_; }
+  const GradReadyClock* ready_clock() const { return clock_.get(); }
   Backend& backend() { return be_; }
   ParamStore* params() { return store_.get(); }
 
@@ -58,6 +62,8 @@ class Replica {
   std::unique_ptr<Network> net_;
   std::unique_ptr<ParamStore> store_;
   std::unique_ptr<GradSync> sync_;
+  std::unique_ptr<GradReadyClock> clock_;
+  std::vector<double> layer_ready_;
   std::unique_ptr<InputPipeline> input_;
   std::vector<std::unique_ptr<Event>> ev_;
   // per micro-batch: input done, forward done, backward done

@@ -61,6 +61,8 @@ struct ReplicaOutput {
   int64_t overflow = 0, skipped = 0;
   uint64_t checksum = 0;
   std::vector<size_t> bucket_bytes;
+  std::vector<int> bucket_ready_layer;
+  std::vector<GradientLayer> layers;  // the profile: ready_s summed over timed steps
   size_t wire_bytes = 0;
   std::string wire_dtype = "fp32";
 };
@@ -186,6 +188,9 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
           if (!timed) continue;
           out.samples.push_back(b);
           out.bucket_times.push_back(rep.last_bucket_times());
+          const std::vector<double>& ready = rep.last_layer_ready();
+          if (out.layers.empty() && rep.ready_clock()) out.layers = rep.ready_clock()->layers();
+          for (size_t l = 0; l < out.layers.size() && l < ready.size(); ++l) out.layers[l].ready_s += ready[l];
           if (req.trace && timed_done < 50) rep.append_trace(*base, where.global_rank, out.trace);
           timed_sum += b.total;
           ++timed_done;
@@ -201,7 +206,10 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
         out.skipped = rep.skipped_images();
         out.checksum = rep.param_checksum();
         if (const GradSync* gs = rep.grad_sync()) {
-          for (const Bucket& k : gs->buckets()) out.bucket_bytes.push_back((k.end - k.begin) * dtype_size(gs->wire_dtype()));
+          for (const Bucket& k : gs->buckets()) {
+            out.bucket_bytes.push_back((k.end - k.begin) * dtype_size(gs->wire_dtype()));
+            out.bucket_ready_layer.push_back(k.ready_layer);
+          }
           out.wire_bytes = gs->wire_bytes();
           out.wire_dtype = dtype_name(gs->wire_dtype());
         }
@@ -253,6 +261,14 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
   r.final_loss = flat[n * 7 + nb] / world;
   r.overflow_steps = static_cast<int64_t>(flat[n * 7 + nb + 1] / world);
 
+  // The profile: this process's replicas, mean over timed steps (each replica timed the same layers).
+  r.gradient_layers = outs[0].layers;
+  for (size_t l = 0; l < r.gradient_layers.size(); ++l) {
+    double sum = 0;
+    for (const auto& o : outs) sum += l < o.layers.size() ? o.layers[l].ready_s : 0.0;
+    r.gradient_layers[l].ready_s = n > 0 ? sum / (static_cast<double>(n) * outs.size()) : 0.0;
+  }
+
   r.allreduce.library = comms.empty() || cfg.allreduce == AllreduceMode::None ? "none" : comms[0]->library();
   r.allreduce.dtype = outs[0].wire_dtype;
   r.allreduce.bytes_per_step = outs[0].wire_bytes;
@@ -261,6 +277,8 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
     BucketTiming bt;
     bt.bytes = outs[0].bucket_bytes[k];
     bt.time_s = r.allreduce.library == "none" ? 0.0 : flat[n * 7 + k] / world;
+    for (const GradientLayer& g : r.gradient_layers)
+      if (g.layer == outs[0].bucket_ready_layer[k]) bt.ready_s = g.ready_s;
     r.allreduce.per_bucket.push_back(bt);
   }
 
