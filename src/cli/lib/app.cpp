@@ -64,6 +64,7 @@ int run_cli(int argc, char** argv) {
   add("topo", "show devices, links and network interfaces", make_topo_command());
   add("comm", "collective benchmark (all-reduce, ...) on the trainer's communicators", make_comm_command());
   add("compare", "compare two results and decide regressions", make_compare_command());
+  add("predict", "predict scaling on interconnects you do not have, from a 1-device profile", make_predict_command());
   add("prepare-data", "pack an image folder into a .mgrec record file", make_prepare_data_command());
   add("report", "one self-contained HTML page of plots from result, comm and compare files", make_report_command());
 

@@ -1,5 +1,5 @@
-// A subcommand of mgbench (models, topo, comm, compare, prepare-data, report). app.cpp creates the CLI11 subcommand,
-// lets the Command declare its options on it, and calls run() when the user chose it.
+// A subcommand of mgbench (models, topo, comm, compare, prepare-data, report, predict). app.cpp creates the CLI11
+// subcommand, lets the Command declare its options on it, and calls run() when the user chose it.
 // run() returns the exit status; bad input is thrown as UsageError (exit 2, one line), failures as Error.
 #pragma once
 #include <memory>
@@ -21,5 +21,6 @@ std::unique_ptr<Command> make_comm_command();          // cmd_comm.cpp
 std::unique_ptr<Command> make_compare_command();       // cmd_compare.cpp
 std::unique_ptr<Command> make_prepare_data_command();  // cmd_prepare_data.cpp
 std::unique_ptr<Command> make_report_command();        // cmd_report.cpp
+std::unique_ptr<Command> make_predict_command();       // cmd_predict.cpp
 
 }  // namespace mg

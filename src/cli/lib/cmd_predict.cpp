@@ -1,0 +1,180 @@
+// `mgbench predict --profile run.json --gpus 1,2,4,8 --link nvlink4,pcie4 [--gpus-per-node 8 --inter-node ib-ndr]`:
+// scaling on interconnects you do not have, simulated from a 1-device profile (docs/predict.md). Prints a table,
+// writes a result file of kind "prediction" with --json, and with --measured prints a measured sweep beside it.
+#include <cmath>
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/lib/child_runs.h"
+#include "cli/lib/command.h"
+#include "core/error.h"
+#include "predict/prediction.h"
+#include "result/result_json.h"
+
+namespace mg {
+
+namespace {
+
+size_t wire_size(const std::string& dtype) {
+  if (dtype.empty() || dtype == "fp32") return 4;
+  if (dtype == "fp16" || dtype == "bf16") return 2;
+  throw UsageError("--allreduce-dtype '" + dtype + "' is not one of: fp32, fp16, bf16");
+}
+
+class PredictCommand final : public Command {
+ public:
+  void setup(CLI::App& sub) override {
+    sub.description(
+        "Predict data-parallel scaling on interconnects you do not have, from a 1-device profile (a mgbench --json "
+        "result) and link models (presets, bw=..,lat=.., or a mgbench comm result). See docs/predict.md");
+    sub.add_option("--profile", profile_, "1-device training result (mgbench --gpus 1 --json FILE)")->required();
+    sub.add_option("--gpus,--devices", gpus_, "device counts, e.g. 1,2,4,8,16,32")->delimiter(',')->capture_default_str();
+    sub.add_option("--link", link_,
+                   "links between the GPUs of a node, comma list: presets (nvlink1..5, pcie3..5, pcie4-switch, "
+                   "ib-hdr, ib-ndr, 25gbe, 100gbe, 400gbe, ...), bw=<rate>,lat=<time>, or a mgbench comm JSON file")
+        ->required();
+    per_node_opt_ = sub.add_option("--gpus-per-node", gpus_per_node_, "GPUs per node (default: all in one node)");
+    sub.add_option("--inter-node", inter_, "link between nodes, per NIC (preset, bw=..,lat=.. or comm JSON)");
+    sub.add_option("--nics-per-node", nics_per_node_, "NICs per node (default: one per GPU, as on DGX/HGX)");
+    bucket_opt_ = sub.add_option("--bucket-mb", bucket_mb_, "gradient bucket size in MiB (default: the profile's)");
+    overlap_opt_ = sub.add_flag("--no-overlap", no_overlap_, "start all-reduce only after the whole backward pass");
+    dtype_opt_ = sub.add_option("--allreduce-dtype", dtype_, "fp32 | fp16 | bf16 (default: the profile's)");
+    accum_opt_ = sub.add_option("--accum-steps", accum_, "micro-batches per optimizer step (default: the profile's)");
+    sub.add_option("--allreduce", strategy_, "ring | ps | none")->capture_default_str();
+    sub.add_option("--input-rate", input_rate_,
+                   "images/s one node's input pipeline delivers (e.g. from mgbench --input-only); default: "
+                   "as fast as the profile saw");
+    sub.add_option("--measured", measured_, "a measured multi-device result to print beside the prediction");
+    sub.add_option("--json", json_, "write the prediction (a result file of kind \"prediction\") to FILE");
+  }
+
+  int run() override {
+    if (gpus_.empty()) throw UsageError("--gpus needs at least one device count");
+    for (int n : gpus_)
+      if (n < 1) throw UsageError("--gpus: device counts must be at least 1, got " + std::to_string(n));
+    if (per_node_opt_->count() && gpus_per_node_ < 1)
+      throw UsageError("--gpus-per-node must be at least 1, got " + std::to_string(gpus_per_node_));
+    if (nics_per_node_ < 0) throw UsageError("--nics-per-node must be at least 1");
+    if (!inter_.empty() && !per_node_opt_->count()) throw UsageError("--inter-node needs --gpus-per-node");
+    if (!(input_rate_ >= 0) || !std::isfinite(input_rate_)) throw UsageError("--input-rate must be a positive rate");
+    const SyncStrategy strategy = parse_sync_strategy(strategy_);
+
+    const RunResult profile = read_result_file(profile_);
+    const StepProfile p = step_profile_from(profile, profile_);
+
+    PredictRequest req;
+    req.gpus = gpus_;
+    req.profile_path = profile_;
+    req.command_line = own_command_line();
+    StepOptions& o = req.step;
+    o.bucket_mb = bucket_opt_->count() ? bucket_mb_ : profile.config.bucket_mb;
+    if (!(o.bucket_mb >= 0) || !std::isfinite(o.bucket_mb)) throw UsageError("--bucket-mb must be >= 0");
+    o.overlap = overlap_opt_->count() ? !no_overlap_ : profile.config.overlap;
+    req.allreduce_dtype = dtype_opt_->count() ? dtype_ : profile.config.allreduce_dtype;
+    o.wire_bytes_per_element = wire_size(req.allreduce_dtype);
+    o.accum_steps = accum_opt_->count() ? accum_ : profile.config.accum_steps;
+    if (o.accum_steps < 1) throw UsageError("--accum-steps must be at least 1");
+    o.strategy = strategy;
+    o.input_rate = input_rate_;
+
+    std::optional<LinkModel> inter;
+    if (!inter_.empty()) inter = parse_link(inter_, "--inter-node");
+    int max_gpus = 0;
+    for (int n : gpus_) max_gpus = std::max(max_gpus, n);
+    if (per_node_opt_->count() && max_gpus > gpus_per_node_ && !inter)
+      throw UsageError("--gpus " + std::to_string(max_gpus) + " spans several nodes of " +
+                       std::to_string(gpus_per_node_) + " GPUs: give --inter-node");
+    for (const std::string& l : split_link_list(link_)) {
+      Interconnect ic;
+      ic.intra = parse_link(l, "--link");
+      ic.inter = inter;
+      ic.gpus_per_node = per_node_opt_->count() ? gpus_per_node_ : 0;
+      ic.nics_per_node = nics_per_node_;
+      req.interconnects.push_back(ic);
+    }
+
+    std::optional<RunResult> measured;
+    if (!measured_.empty()) {
+      measured = read_result_file(measured_);
+      if (measured->kind != "training") throw UsageError(measured_ + ": --measured needs a training result");
+    }
+
+    const RunResult out = predict(profile, p, req);
+    print(profile, p, req, out, measured);
+    if (!json_.empty()) write_json_atomic(json_, to_json(out));
+    return 0;
+  }
+
+ private:
+  void print(const RunResult& profile, const StepProfile& p, const PredictRequest& req, const RunResult& out,
+             const std::optional<RunResult>& measured) const {
+    const StepOptions& o = req.step;
+    std::printf("# mgbench predict: %s %s, batch %lld per device, profile %s (1 device: %.1f images/s)\n",
+                profile.config.model.c_str(), precision_name(profile.config.precision),
+                static_cast<long long>(p.batch_per_device), profile_.c_str(), p.images_per_sec);
+    std::printf("# %s all-reduce, %s wire, bucket %g MiB, overlap %s, accum-steps %d%s\n",
+                sync_strategy_name(o.strategy), req.allreduce_dtype.empty() ? "fp32" : req.allreduce_dtype.c_str(),
+                o.bucket_mb, o.overlap ? "on" : "off", o.accum_steps,
+                o.input_rate > 0 ? fmt::format(", input {:.0f} images/s per node", o.input_rate).c_str() : "");
+    for (const Interconnect& ic : req.interconnects) {
+      std::printf("# link %s: %s\n", ic.intra.label.c_str(), ic.intra.description.c_str());
+    }
+    if (const auto& ic = req.interconnects.front(); ic.inter) {
+      std::printf("# inter-node %s (%d GPUs per node, %d NICs per node): %s\n", ic.inter->label.c_str(),
+                  ic.gpus_per_node, ic.nics_per_node > 0 ? ic.nics_per_node : ic.gpus_per_node,
+                  ic.inter->description.c_str());
+    }
+    const std::vector<MeasuredMatch> matches = measured ? match_measured(out, *measured) : std::vector<MeasuredMatch>{};
+    std::printf("%7s %-22s %10s %9s %6s %9s %9s %9s %9s %7s", "devices", "link", "images/s", "img/s/dev", "eff%",
+                "step ms", "comm ms", "exposed", "overlap", "buckets");
+    if (measured) std::printf(" %10s %7s", "measured", "error%");
+    std::printf("\n");
+    for (const DeviceCountResult& d : out.runs) {
+      std::printf("%7d %-22s %10.1f %9.1f %6.1f %9.3f %9.3f %9.3f %9.3f %7d", d.devices, d.transport.c_str(),
+                  d.images_per_sec, d.images_per_sec_per_device, 100 * d.scaling_efficiency,
+                  1e3 * d.breakdown.total, 1e3 * d.allreduce.time_s, 1e3 * d.breakdown.comm_exposed,
+                  1e3 * d.breakdown.comm_overlapped, d.allreduce.buckets);
+      if (measured) {
+        bool found = false;
+        for (const MeasuredMatch& m : matches) {
+          if (m.devices == d.devices && m.link == d.transport && !found) {
+            std::printf(" %10.1f %+7.1f", m.measured, 100 * m.error);
+            found = true;
+          }
+        }
+        if (!found) std::printf(" %10s %7s", "-", "-");
+      }
+      std::printf("\n");
+    }
+    std::fflush(stdout);
+  }
+
+  std::string profile_;
+  std::vector<int> gpus_ = {1, 2, 4, 8};
+  std::string link_;
+  CLI::Option* per_node_opt_ = nullptr;
+  int gpus_per_node_ = 0;
+  std::string inter_;
+  int nics_per_node_ = 0;
+  CLI::Option* bucket_opt_ = nullptr;
+  double bucket_mb_ = 25;
+  CLI::Option* overlap_opt_ = nullptr;
+  bool no_overlap_ = false;
+  CLI::Option* dtype_opt_ = nullptr;
+  std::string dtype_;
+  CLI::Option* accum_opt_ = nullptr;
+  int accum_ = 1;
+  std::string strategy_ = "ring";
+  double input_rate_ = 0;
+  std::string measured_;
+  std::string json_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_predict_command() { return std::make_unique<PredictCommand>(); }
+
+}  // namespace mg

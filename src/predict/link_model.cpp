@@ -1,0 +1,290 @@
+#include "predict/link_model.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+#include <set>
+
+#include <fmt/format.h>
+
+#include "core/error.h"
+#include "result/result_json.h"
+
+namespace mg {
+
+namespace {
+
+// NCCL's own ring/Simple per-step latencies (src/graph/tuning.cc, hwLat: NVLink 3.4 us, PCI 5.7 us, NET 9.6 us).
+constexpr double kNvlLatUs = 3.4, kPciLatUs = 5.7, kNetLatUs = 9.6;
+
+const char* kNcclLat = "latency: NCCL ring/Simple hwLat, src/graph/tuning.cc";
+
+}  // namespace
+
+const std::vector<LinkPreset>& link_presets() {
+  static const std::vector<LinkPreset> presets = {
+      {"nvlink1", 80, kNvlLatUs, "NVLink 1 (P100 SXM2: 4 links x 20 GB/s per direction)",
+       "NVIDIA Tesla P100 whitepaper (160 GB/s bidirectional)"},
+      {"nvlink2", 150, kNvlLatUs, "NVLink 2 (V100 SXM2: 6 links x 25 GB/s per direction)",
+       "NVIDIA Tesla V100 datasheet (300 GB/s bidirectional)"},
+      {"nvlink3", 300, kNvlLatUs, "NVLink 3 (A100 SXM: 12 links x 25 GB/s per direction)",
+       "NVIDIA A100 datasheet (600 GB/s bidirectional)"},
+      {"nvlink4", 450, kNvlLatUs, "NVLink 4 (H100 SXM: 18 links x 25 GB/s per direction)",
+       "NVIDIA H100 datasheet (900 GB/s bidirectional)"},
+      {"nvlink5", 900, kNvlLatUs, "NVLink 5 (B200: 18 links x 50 GB/s per direction)",
+       "NVIDIA Blackwell datasheet (1.8 TB/s bidirectional)"},
+      {"pcie3", 15.75, kPciLatUs, "PCIe 3.0 x16 (8 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 3.0 base spec"},
+      {"pcie4", 31.5, kPciLatUs, "PCIe 4.0 x16 (16 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 4.0 base spec"},
+      {"pcie5", 63.0, kPciLatUs, "PCIe 5.0 x16 (32 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 5.0 base spec"},
+      {"pcie3-switch", 7.875, kPciLatUs, "two GPUs behind one PCIe 3.0 x16 switch uplink (half each)",
+       "PCI-SIG PCIe 3.0 base spec; PLX/Broadcom PEX switch topologies"},
+      {"pcie4-switch", 15.75, kPciLatUs, "two GPUs behind one PCIe 4.0 x16 switch uplink (half each)",
+       "PCI-SIG PCIe 4.0 base spec; Broadcom PEX88000 switch topologies"},
+      {"pcie5-switch", 31.5, kPciLatUs, "two GPUs behind one PCIe 5.0 x16 switch uplink (half each)",
+       "PCI-SIG PCIe 5.0 base spec; Broadcom PEX89000 switch topologies"},
+      {"ib-edr", 12.5, kNetLatUs, "InfiniBand EDR 4x, 100 Gb/s per port", "InfiniBand Trade Association roadmap"},
+      {"ib-hdr", 25, kNetLatUs, "InfiniBand HDR 4x, 200 Gb/s per port", "InfiniBand Trade Association roadmap"},
+      {"ib-ndr", 50, kNetLatUs, "InfiniBand NDR 4x, 400 Gb/s per port", "InfiniBand Trade Association roadmap"},
+      {"10gbe", 1.25, kNetLatUs, "10 Gigabit Ethernet", "IEEE 802.3ae"},
+      {"25gbe", 3.125, kNetLatUs, "25 Gigabit Ethernet", "IEEE 802.3by"},
+      {"100gbe", 12.5, kNetLatUs, "100 Gigabit Ethernet", "IEEE 802.3ba/802.3bj"},
+      {"400gbe", 50, kNetLatUs, "400 Gigabit Ethernet", "IEEE 802.3bs"},
+  };
+  return presets;
+}
+
+namespace {
+
+std::string lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+// "<number><unit>": the number and the rest, lower-cased; UsageError when there is no number.
+std::pair<double, std::string> number_unit(const std::string& text, const std::string& what) {
+  size_t used = 0;
+  double v = 0;
+  try {
+    v = std::stod(text, &used);
+  } catch (const std::exception&) {
+    throw UsageError(what + ": '" + text + "' is not a number with a unit");
+  }
+  if (!std::isfinite(v)) throw UsageError(what + ": '" + text + "' is not finite");
+  return {v, lower(text.substr(used))};
+}
+
+double parse_rate(const std::string& text, const std::string& what) {
+  auto [v, unit] = number_unit(text, what);
+  double scale = 0;
+  if (unit.empty() || unit == "gb/s" || unit == "gbps" || unit == "gbyte/s") scale = 1e9;
+  else if (unit == "mb/s" || unit == "mbyte/s") scale = 1e6;
+  else if (unit == "tb/s") scale = 1e12;
+  else if (unit == "b/s") scale = 1;
+  else if (unit == "gbit" || unit == "gbit/s") scale = 1e9 / 8;
+  else if (unit == "mbit" || unit == "mbit/s") scale = 1e6 / 8;
+  else if (unit == "kbit" || unit == "kbit/s") scale = 1e3 / 8;
+  else if (unit == "tbit" || unit == "tbit/s") scale = 1e12 / 8;
+  else
+    throw UsageError(what + ": unknown rate unit '" + unit + "' (GB/s, MB/s, B/s, Gbit, Mbit, kbit)");
+  if (!(v > 0)) throw UsageError(what + ": the bandwidth must be positive, not '" + text + "'");
+  return v * scale;
+}
+
+double parse_time(const std::string& text, const std::string& what) {
+  auto [v, unit] = number_unit(text, what);
+  double scale = 0;
+  if (unit.empty() || unit == "us") scale = 1e-6;
+  else if (unit == "ms") scale = 1e-3;
+  else if (unit == "ns") scale = 1e-9;
+  else if (unit == "s") scale = 1;
+  else
+    throw UsageError(what + ": unknown time unit '" + unit + "' (s, ms, us, ns)");
+  if (v < 0) throw UsageError(what + ": the latency must not be negative, not '" + text + "'");
+  return v * scale;
+}
+
+LinkModel parse_spec(const std::string& text, const std::string& option) {
+  LinkModel m;
+  m.label = text;
+  bool have_bw = false;
+  size_t pos = 0;
+  std::set<std::string> seen;
+  while (pos <= text.size()) {
+    const size_t comma = text.find(',', pos);
+    const std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos) throw UsageError(option + " '" + text + "': expected key=value, got '" + item + "'");
+    const std::string key = lower(item.substr(0, eq)), value = item.substr(eq + 1);
+    if (!seen.insert(key).second) throw UsageError(option + " '" + text + "': " + key + " given twice");
+    if (key == "bw") {
+      m.bandwidth_Bps = parse_rate(value, option + " bw");
+      have_bw = true;
+    } else if (key == "lat") {
+      m.latency_s = parse_time(value, option + " lat");
+    } else {
+      throw UsageError(option + " '" + text + "': unknown key '" + key + "' (bw, lat)");
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  if (!have_bw) throw UsageError(option + " '" + text + "': bw=... is required");
+  m.description = fmt::format("custom link, {:.4g} GB/s, {:.4g} us per step", m.bandwidth_Bps / 1e9, m.latency_s * 1e6);
+  return m;
+}
+
+bool ends_with(const std::string& s, const std::string& tail) {
+  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
+}
+
+}  // namespace
+
+std::vector<std::string> split_link_list(const std::string& text) {
+  std::vector<std::string> out;
+  size_t pos = 0;
+  while (pos <= text.size()) {
+    const size_t comma = text.find(',', pos);
+    std::string item = text.substr(pos, comma == std::string::npos ? std::string::npos : comma - pos);
+    const bool kv = item.find('=') != std::string::npos;
+    if (kv && !out.empty() && out.back().find('=') != std::string::npos) {
+      out.back() += "," + item;  // another key of the same bw=..,lat=.. link
+    } else {
+      out.push_back(item);
+    }
+    if (comma == std::string::npos) break;
+    pos = comma + 1;
+  }
+  // "bw=1,lat=2,bw=3" is two links: a repeated key starts a new one.
+  std::vector<std::string> split;
+  for (const std::string& s : out) {
+    if (s.find('=') == std::string::npos) {
+      split.push_back(s);
+      continue;
+    }
+    std::set<std::string> keys;
+    std::string cur;
+    size_t p = 0;
+    while (p <= s.size()) {
+      const size_t c = s.find(',', p);
+      const std::string item = s.substr(p, c == std::string::npos ? std::string::npos : c - p);
+      const std::string key = lower(item.substr(0, item.find('=')));
+      if (!keys.insert(key).second) {
+        split.push_back(cur);
+        cur.clear();
+        keys = {key};
+      }
+      cur += (cur.empty() ? "" : ",") + item;
+      if (c == std::string::npos) break;
+      p = c + 1;
+    }
+    split.push_back(cur);
+  }
+  return split;
+}
+
+LinkModel parse_link(const std::string& text, const std::string& option) {
+  if (text.empty()) throw UsageError(option + ": empty link name");
+  if (text.find('=') != std::string::npos) return parse_spec(text, option);
+  if (ends_with(lower(text), ".json")) {
+    LinkModel m = link_from_comm_json(read_json_file(text), text);
+    m.label = text;
+    return m;
+  }
+  for (const LinkPreset& p : link_presets()) {
+    if (lower(text) == p.name) {
+      LinkModel m;
+      m.label = p.name;
+      m.bandwidth_Bps = p.bandwidth_GBps * 1e9;
+      m.latency_s = p.latency_us * 1e-6;
+      m.description = fmt::format("{}: {:.4g} GB/s per GPU per direction ({}), {:.3g} us per ring step ({})", p.what,
+                                  p.bandwidth_GBps, p.source, p.latency_us, kNcclLat);
+      return m;
+    }
+  }
+  std::string names;
+  for (const LinkPreset& p : link_presets()) names += (names.empty() ? "" : ", ") + std::string(p.name);
+  throw UsageError(option + ": unknown link '" + text + "' (presets: " + names +
+                   "; or bw=<rate>,lat=<time>; or a mgbench comm JSON file)");
+}
+
+LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source) {
+  if (!j.is_object() || j.value("tool", "") != "mgbench comm" || !j.contains("results") || !j["results"].is_array())
+    throw UsageError(source + ": not a mgbench comm result (no \"tool\": \"mgbench comm\" with results)");
+  std::string transport;
+  int ranks = 0;
+  std::vector<std::pair<double, double>> curve;
+  for (const auto& r : j["results"]) {
+    if (!r.is_object() || r.value("op", "") != "allreduce" || r.value("in_place", true)) continue;
+    const std::string t = r.value("transport", "");
+    if (transport.empty()) transport = t;
+    if (t != transport) continue;  // the first transport of a side-by-side run
+    const double bytes = r.value("bytes", 0.0), us = r.value("time_us", 0.0);
+    ranks = r.value("devices", 0);
+    if (bytes > 0 && us > 0) curve.emplace_back(bytes, us * 1e-6);
+  }
+  if (curve.size() < 2)
+    throw UsageError(source + ": needs all-reduce rows of at least two sizes (mgbench comm --op allreduce)");
+  if (ranks < 2) throw UsageError(source + ": an all-reduce over " + std::to_string(ranks) + " rank(s) says nothing about a link");
+  std::sort(curve.begin(), curve.end());
+  // Weighted least squares t = a + b*S with weights 1/t^2 (relative error), then a = 2(n-1) lat and
+  // b = 2(n-1)/n / bw.
+  double sw = 0, sx = 0, sy = 0, sxx = 0, sxy = 0;
+  for (const auto& [s, t] : curve) {
+    const double w = 1.0 / (t * t);
+    sw += w;
+    sx += w * s;
+    sy += w * t;
+    sxx += w * s * s;
+    sxy += w * s * t;
+  }
+  const double det = sw * sxx - sx * sx;
+  double b = det != 0 ? (sw * sxy - sx * sy) / det : 0;
+  double a = det != 0 ? (sy - b * sx) / sw : 0;
+  if (!(b > 0)) throw UsageError(source + ": the all-reduce time does not grow with size; no bandwidth can be fitted");
+  if (a < 0) {  // a negative intercept has no meaning: refit through the origin
+    a = 0;
+    b = sxy / sxx;
+  }
+  LinkModel m;
+  m.label = source;
+  m.curve = curve;
+  m.curve_ranks = ranks;
+  m.latency_s = a / (2.0 * (ranks - 1));
+  m.bandwidth_Bps = 2.0 * (ranks - 1) / ranks / b;
+  double ss = 0;
+  for (const auto& [s, t] : curve) ss += std::pow((a + b * s - t) / t, 2);
+  m.fit_rms_rel = std::sqrt(ss / curve.size());
+  m.description = fmt::format(
+      "measured by mgbench comm ({} ranks, transport {}, {} sizes {:.3g}..{:.3g} MB): fitted {:.4g} GB/s, {:.4g} us "
+      "per step (rms residual {:.1f} %), curve interpolated",
+      ranks, transport, curve.size(), curve.front().first / 1e6, curve.back().first / 1e6, m.bandwidth_Bps / 1e9,
+      m.latency_s * 1e6, 100 * m.fit_rms_rel);
+  return m;
+}
+
+namespace {
+
+// Piecewise linear in log-log between measured sizes; beyond the ends, the fitted line from the end point.
+double curve_time(const LinkModel& m, double bytes) {
+  const auto& c = m.curve;
+  const double b = 2.0 * (m.curve_ranks - 1) / m.curve_ranks / m.bandwidth_Bps;
+  if (bytes <= c.front().first) return std::max(0.0, c.front().second - b * (c.front().first - bytes));
+  if (bytes >= c.back().first) return c.back().second + b * (bytes - c.back().first);
+  auto hi = std::lower_bound(c.begin(), c.end(), std::make_pair(bytes, 0.0));
+  auto lo = hi - 1;
+  const double f = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
+  return std::exp(std::log(lo->second) + f * (std::log(hi->second) - std::log(lo->second)));
+}
+
+}  // namespace
+
+double ring_allreduce_time(const LinkModel& link, double bytes, int n) {
+  if (n <= 1 || bytes <= 0) return 0;
+  const double lat = 2.0 * (n - 1) * link.latency_s;
+  if (link.curve.empty()) return lat + 2.0 * (n - 1) / n * bytes / link.bandwidth_Bps;
+  // The measured size whose bandwidth term equals this one's at n ranks, then swap the latency terms.
+  const int n0 = link.curve_ranks;
+  const double equiv = bytes * (2.0 * (n - 1) / n) / (2.0 * (n0 - 1) / n0);
+  return std::max(0.0, curve_time(link, equiv) - 2.0 * (n0 - 1) * link.latency_s) + lat;
+}
+
+}  // namespace mg

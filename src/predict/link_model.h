@@ -1,0 +1,50 @@
+// Link models for `mgbench predict`: how long a collective's bytes take on one kind of link. A link is a
+// per-GPU bandwidth (bytes/s, one direction, what one ring step can use) and a per-step latency, from a named
+// preset with a documented source, from "bw=...,lat=..." or fitted to a `mgbench comm` all-reduce result, whose
+// measured curve is then interpolated. docs/predict.md lists the presets and their sources.
+#pragma once
+#include <cstddef>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+namespace mg {
+
+struct LinkModel {
+  std::string label;         // as the user wrote it (preset name, spec or file name)
+  std::string description;   // one line: what it is and where the numbers come from
+  double bandwidth_Bps = 0;  // per GPU, one direction
+  double latency_s = 0;      // per ring step
+  // A measured all-reduce curve (bytes, seconds) at `curve_ranks` ranks, sorted by bytes; empty for presets.
+  std::vector<std::pair<double, double>> curve;
+  int curve_ranks = 0;
+  double fit_rms_rel = 0;    // root-mean-square relative residual of the fit over the curve
+};
+
+struct LinkPreset {
+  const char* name;
+  double bandwidth_GBps;  // per GPU, one direction, 1e9 bytes/s
+  double latency_us;      // per ring step
+  const char* what;
+  const char* source;
+};
+const std::vector<LinkPreset>& link_presets();
+
+// One link: a preset name, "bw=<rate>,lat=<time>" (rate: 25GB/s, 100Gbit, 300Mbit, 12.5e9B/s or a bare number
+// in GB/s; time: 2ms, 5us, 300ns, 0.001s or a bare number in microseconds) or a `mgbench comm` JSON file.
+// UsageError naming `option` for an unknown name, a zero/negative/non-finite bandwidth or a bad file.
+LinkModel parse_link(const std::string& text, const std::string& option);
+// A comma list of links; "bw=..,lat=.." groups stay together ("nvlink4,bw=10GB/s,lat=5us,pcie4" is three).
+std::vector<std::string> split_link_list(const std::string& text);
+
+// Fits latency and bandwidth to the all-reduce rows of a `mgbench comm` result (one transport, out-of-place),
+// weighting by 1/time^2 so small and large messages count alike; keeps the curve for interpolation.
+LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source);
+
+// Ring all-reduce of `bytes` over n ranks on this link alone: 2(n-1) latency terms + 2(n-1)/n * bytes / bw.
+// With a measured curve, the curve at the size whose bandwidth term matches, corrected for the latency terms.
+double ring_allreduce_time(const LinkModel& link, double bytes, int n);
+
+}  // namespace mg

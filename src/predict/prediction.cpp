@@ -1,0 +1,112 @@
+#include "predict/prediction.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "core/build_info.h"
+
+namespace mg {
+
+namespace {
+
+nlohmann::json link_json(const LinkModel& l) {
+  return {{"label", l.label},
+          {"description", l.description},
+          {"bandwidth_GBps", l.bandwidth_Bps / 1e9},
+          {"latency_us", l.latency_s * 1e6},
+          {"measured_curve_points", l.curve.size()},
+          {"fit_rms_rel", l.fit_rms_rel}};
+}
+
+}  // namespace
+
+RunResult predict(const RunResult& profile, const StepProfile& p, const PredictRequest& req) {
+  RunResult out;
+  out.kind = "prediction";
+  out.env = profile.env;  // where the profile was measured
+  out.env.mgbench_version = mgbench_version();
+  out.env.git_commit = mgbench_git_commit();
+  out.env.command_line = req.command_line;
+  out.config = profile.config;
+  out.config.device_counts = req.gpus;
+  out.config.bucket_mb = req.step.bucket_mb;
+  out.config.overlap = req.step.overlap;
+  out.config.allreduce_dtype = req.allreduce_dtype;
+  out.config.accum_steps = req.step.accum_steps;
+  out.config.allreduce = req.step.strategy == SyncStrategy::None ? AllreduceMode::None : AllreduceMode::Ring;
+  out.config.command_line = req.command_line;
+  out.config.json_path.clear();
+  out.config.transports.clear();
+  for (const Interconnect& ic : req.interconnects) out.config.transports.push_back(ic.label());
+
+  nlohmann::json links = nlohmann::json::array();
+  for (const Interconnect& ic : req.interconnects) {
+    nlohmann::json l = {{"label", ic.label()},
+                        {"intra", link_json(ic.intra)},
+                        {"gpus_per_node", ic.gpus_per_node},
+                        {"nics_per_node", ic.nics_per_node}};
+    if (ic.inter) l["inter"] = link_json(*ic.inter);
+    links.push_back(l);
+  }
+  nlohmann::json topo = profile.env.topology.is_object() ? profile.env.topology : nlohmann::json::object();
+  topo["prediction"] = {{"profile", req.profile_path},
+                        {"profile_images_per_sec", p.images_per_sec},
+                        {"strategy", sync_strategy_name(req.step.strategy)},
+                        {"input_rate_images_per_sec", req.step.input_rate},
+                        {"interconnects", links}};
+  out.env.topology = topo;
+
+  const int64_t k = std::max(1, req.step.accum_steps);
+  for (const Interconnect& ic : req.interconnects) {
+    const int per_node = ic.gpus_per_node > 0 ? ic.gpus_per_node : 0;
+    const StepPrediction one = simulate_step(p, req.step, ic, 1, 1);
+    const double base_ips = static_cast<double>(p.batch_per_device * k) / one.breakdown.total;
+    for (int n : req.gpus) {
+      const StepPrediction s = simulate_step(p, req.step, ic, n, per_node > 0 ? std::min(n, per_node) : n);
+      DeviceCountResult d;
+      d.devices = n;
+      d.transport = ic.label();
+      d.batch_per_device = p.batch_per_device;
+      d.global_batch = p.batch_per_device * n * k;
+      d.images_per_sec = static_cast<double>(d.global_batch) / s.breakdown.total;
+      d.images_per_sec_per_device = d.images_per_sec / n;
+      d.speedup = d.images_per_sec / base_ips;
+      d.scaling_efficiency = d.speedup / n;
+      d.breakdown = s.breakdown;
+      const double t = s.breakdown.total;
+      d.step_time.median_s = d.step_time.mean_s = d.step_time.p5_s = d.step_time.p95_s = t;
+      d.step_time.ci95_lo_s = d.step_time.ci95_hi_s = t;
+      d.step_time.samples = 0;
+      d.step_time.ci95_method = "none (predicted)";
+      d.allreduce.library = n > 1 && req.step.strategy != SyncStrategy::None ? sync_strategy_name(req.step.strategy)
+                                                                             : "none";
+      d.allreduce.dtype = req.allreduce_dtype.empty() ? "fp32" : req.allreduce_dtype;
+      d.allreduce.bytes_per_step = s.wire_bytes;
+      d.allreduce.buckets = static_cast<int>(s.buckets.size());
+      d.allreduce.time_s = s.comm_s;
+      d.allreduce.per_bucket = s.buckets;
+      if (s.comm_s > 0) {
+        d.allreduce.algbw_GBps = static_cast<double>(s.wire_bytes) / s.comm_s / 1e9;
+        d.allreduce.busbw_GBps = d.allreduce.algbw_GBps * 2.0 * (n - 1) / n;
+      }
+      d.final_loss = std::nan("");
+      out.runs.push_back(std::move(d));
+    }
+  }
+  return out;
+}
+
+std::vector<MeasuredMatch> match_measured(const RunResult& prediction, const RunResult& measured) {
+  std::vector<MeasuredMatch> out;
+  for (const DeviceCountResult& pr : prediction.runs) {
+    for (const DeviceCountResult& m : measured.runs) {
+      if (m.devices != pr.devices || !(m.images_per_sec > 0)) continue;
+      out.push_back({pr.devices, pr.transport, pr.images_per_sec, m.images_per_sec,
+                     (pr.images_per_sec - m.images_per_sec) / m.images_per_sec});
+      break;
+    }
+  }
+  return out;
+}
+
+}  // namespace mg

@@ -1,0 +1,75 @@
+#include "predict/schedule.h"
+
+#include <algorithm>
+#include <numeric>
+
+namespace mg {
+
+std::vector<PlannedBucket> plan_buckets(const std::vector<GradientLayer>& layers, size_t bucket_bytes) {
+  std::vector<PlannedBucket> out;
+  // Flat offsets of each layer, in gradient order.
+  std::vector<size_t> begin(layers.size() + 1, 0);
+  for (size_t i = 0; i < layers.size(); ++i) begin[i + 1] = begin[i] + layers[i].elements;
+  const size_t total = begin.back();
+  if (total == 0) return out;
+  size_t per = bucket_bytes / sizeof(float);
+  if (per == 0 || per > total) per = total;
+  size_t end = total;
+  while (end > 0) {
+    const size_t b = end > per ? end - per : 0;
+    // The layer owning element b: the last layer starting at or before it.
+    const size_t l = static_cast<size_t>(std::upper_bound(begin.begin(), begin.end() - 1, b) - begin.begin()) - 1;
+    out.push_back({end - b, layers[l].ready_s});
+    end = b;
+  }
+  return out;
+}
+
+StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const Interconnect& ic, int n,
+                             int devices_per_node) {
+  const double kp = p.accum_steps, k = std::max(1, o.accum_steps);
+  const double in = p.input_wait_s / kp, fwd = p.forward_s / kp, bwd = p.backward_s / kp;
+  StepPrediction r;
+  StepBreakdown& b = r.breakdown;
+  b.forward = k * fwd;
+  b.backward = k * bwd;
+  b.optimizer = p.optimizer_s;
+  b.input_wait = k * in;
+
+  const auto planned = plan_buckets(p.layers, static_cast<size_t>(o.bucket_mb * 1048576.0));
+  // The comm stream takes buckets in launch order: the order they become ready (stable for ties).
+  std::vector<size_t> order(planned.size());
+  std::iota(order.begin(), order.end(), 0);
+  std::stable_sort(order.begin(), order.end(),
+                   [&](size_t a, size_t c) { return planned[a].ready_s < planned[c].ready_s; });
+  const bool comm = n > 1 && o.strategy != SyncStrategy::None;
+  double comm_free = 0, last_end = 0;
+  r.buckets.resize(planned.size());
+  for (size_t i : order) {
+    const double bytes = static_cast<double>(planned[i].elements * o.wire_bytes_per_element);
+    const double ready = o.overlap ? std::min(planned[i].ready_s, bwd) : bwd;
+    const double t = comm ? allreduce_time(ic, o.strategy, bytes, n) : 0.0;
+    if (comm) {
+      const double start = std::max(ready, comm_free);
+      comm_free = last_end = start + t;
+    }
+    r.buckets[i] = {static_cast<size_t>(bytes), t, planned[i].ready_s};
+    r.comm_s += t;
+    if (comm) r.wire_bytes += static_cast<size_t>(bytes);
+  }
+  b.comm_exposed = comm ? std::max(0.0, last_end - bwd) : 0.0;
+  b.comm_overlapped = std::max(0.0, r.comm_s - b.comm_exposed);
+  double rest = b.input_wait + b.forward + b.backward + b.comm_exposed + b.optimizer;
+  if (o.input_rate > 0) {
+    // One node's pipeline delivers devices_per_node batches per step; the step waits for the shortfall.
+    const double need = devices_per_node * k * static_cast<double>(p.batch_per_device) / o.input_rate;
+    if (need > rest) {
+      b.input_wait += need - rest;
+      rest = need;
+    }
+  }
+  b.total = rest;
+  return r;
+}
+
+}  // namespace mg

@@ -1,0 +1,45 @@
+// The event schedule of one predicted data-parallel step on n devices:
+//   input wait | forward | backward (buckets become ready in order) | wait for the last all-reduce | optimizer
+// One comm stream runs the buckets' all-reduces one after another in the order they became ready (as the
+// trainer launches them), each starting when its bucket is ready and the previous one has finished; with
+// overlap off all of them start after backward. The optimizer waits for the last bucket. The input pipeline
+// adds a wait when it cannot deliver a node's batches within the rest of the step.
+#pragma once
+#include <cstddef>
+#include <vector>
+
+#include "predict/interconnect.h"
+#include "predict/step_profile.h"
+#include "result/run_result.h"
+
+namespace mg {
+
+struct StepOptions {
+  double bucket_mb = 25;         // fp32 gradient MiB per bucket, as --bucket-mb (0: one bucket)
+  bool overlap = true;
+  size_t wire_bytes_per_element = 4;  // fp32 4, fp16/bf16 2
+  int accum_steps = 1;
+  SyncStrategy strategy = SyncStrategy::Ring;
+  double input_rate = 0;  // images/s one node's input pipeline can deliver; 0: as fast as the profile saw
+};
+
+// A bucket as the trainer plans it (train/grad_sync.cpp, plan_buckets): fp32 elements taken from the end of
+// the flat gradient backwards; ready when backward has completed the layer owning its first element.
+struct PlannedBucket {
+  size_t elements = 0;
+  double ready_s = 0;  // into the (last micro-batch's) backward
+};
+std::vector<PlannedBucket> plan_buckets(const std::vector<GradientLayer>& layers, size_t bucket_bytes);
+
+struct StepPrediction {
+  StepBreakdown breakdown;
+  std::vector<BucketTiming> buckets;  // wire bytes, all-reduce seconds, ready time
+  double comm_s = 0;                  // sum of the buckets' all-reduce times
+  size_t wire_bytes = 0;
+};
+
+// n devices with devices_per_node of them sharing one node's input pipeline.
+StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const Interconnect& ic, int n,
+                             int devices_per_node);
+
+}  // namespace mg

@@ -1,0 +1,25 @@
+// The single-device step a prediction starts from, read from a 1-device `mgbench` training result: mean
+// input-wait, forward, backward and optimizer seconds per step and, per parameter-owning layer, its gradient
+// size and when backward completed it (docs/results.md, gradient_layers).
+#pragma once
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "result/run_result.h"
+
+namespace mg {
+
+struct StepProfile {
+  int accum_steps = 1;  // micro-batches per step in the profiled run; the times below are sums over them
+  int64_t batch_per_device = 0;
+  double input_wait_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
+  double images_per_sec = 0;  // measured
+  std::vector<GradientLayer> layers;
+};
+
+// UsageError (one line naming `source`) unless r is a training result with a 1-device entry that trained
+// (not --forward-only / --input-only) and carries the gradient profile.
+StepProfile step_profile_from(const RunResult& r, const std::string& source);
+
+}  // namespace mg
