@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <map>
 #include <set>
 
 #include <fmt/format.h>
@@ -211,16 +212,23 @@ LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source
     throw UsageError(source + ": not a mgbench comm result (no \"tool\": \"mgbench comm\" with results)");
   std::string transport;
   int ranks = 0;
-  std::vector<std::pair<double, double>> curve;
+  // Mean of the in-place and out-of-place times per size (the gradient buckets are all-reduced in place, but
+  // both are the same transfer and two measurements are steadier than one).
+  std::map<double, std::pair<double, int>> by_size;
   for (const auto& r : j["results"]) {
-    if (!r.is_object() || r.value("op", "") != "allreduce" || r.value("in_place", true)) continue;
+    if (!r.is_object() || r.value("op", "") != "allreduce") continue;
     const std::string t = r.value("transport", "");
     if (transport.empty()) transport = t;
     if (t != transport) continue;  // the first transport of a side-by-side run
     const double bytes = r.value("bytes", 0.0), us = r.value("time_us", 0.0);
     ranks = r.value("devices", 0);
-    if (bytes > 0 && us > 0) curve.emplace_back(bytes, us * 1e-6);
+    if (bytes > 0 && us > 0) {
+      by_size[bytes].first += us * 1e-6;
+      by_size[bytes].second += 1;
+    }
   }
+  std::vector<std::pair<double, double>> curve;
+  for (const auto& [bytes, sum] : by_size) curve.emplace_back(bytes, sum.first / sum.second);
   if (curve.size() < 2)
     throw UsageError(source + ": needs all-reduce rows of at least two sizes (mgbench comm --op allreduce)");
   if (ranks < 2) throw UsageError(source + ": an all-reduce over " + std::to_string(ranks) + " rank(s) says nothing about a link");

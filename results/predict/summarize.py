@@ -1,0 +1,42 @@
+#!/usr/bin/env python3
+"""Table of predicted vs measured images/s for validate_netns.sh's cases (OUTDIR/cases.tsv, OUTDIR/raw/)."""
+import json
+import statistics
+import sys
+
+out = sys.argv[1]
+rows = []
+for line in open(f"{out}/cases.tsv"):
+    name, rate, model, bucket, overlap, dtype, load, when = line.rstrip("\n").split("\t")
+    meas = json.load(open(f"{out}/raw/{name}.measured.json"))
+    prof = json.load(open(f"{out}/raw/{name}.profile.json"))
+    m2 = next(r for r in meas["runs"] if r["devices"] == 2)
+    row = dict(name=name, rate=rate, model=model, bucket=bucket, overlap=overlap, dtype=dtype,
+               load=load, when=when, profile=prof["runs"][0]["images_per_sec"], measured=m2["images_per_sec"],
+               meas_exposed=m2["breakdown"]["comm_exposed_s"] * 1e3, meas_comm=m2["allreduce"]["time_s"] * 1e3)
+    for kind in ("comm", "spec"):
+        p = json.load(open(f"{out}/raw/{name}.pred_{kind}.json"))
+        p2 = next(r for r in p["runs"] if r["devices"] == 2)
+        row[kind] = p2["images_per_sec"]
+        row[kind + "_err"] = (p2["images_per_sec"] - row["measured"]) / row["measured"]
+        row[kind + "_comm"] = p2["allreduce"]["time_s"] * 1e3
+        row[kind + "_exposed"] = p2["breakdown"]["comm_exposed_s"] * 1e3
+    rows.append(row)
+
+lines = ["| case | link | model | bucket MiB | overlap | wire | 1-dev img/s | measured 2-rank img/s | predicted (comm curve) | error | predicted (tc spec) | error | measured comm / exposed ms | predicted comm / exposed ms | load |",
+         "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
+for r in rows:
+    lines.append(f"| {r['name']} | {r['rate']} | {r['model']} | {r['bucket']} | {r['overlap']} | {r['dtype']} | "
+                 f"{r['profile']:.1f} | {r['measured']:.1f} | {r['comm']:.1f} | {100*r['comm_err']:+.1f} % | "
+                 f"{r['spec']:.1f} | {100*r['spec_err']:+.1f} % | {r['meas_comm']:.1f} / {r['meas_exposed']:.1f} | "
+                 f"{r['comm_comm']:.1f} / {r['comm_exposed']:.1f} | {r['load']} |")
+for kind, label in (("comm", "comm-curve link"), ("spec", "tc-spec link")):
+    errs = [abs(r[kind + "_err"]) for r in rows]
+    if errs:
+        lines.append("")
+        lines.append(f"{label}: {len(errs)} cases, median |error| {100*statistics.median(errs):.1f} %, "
+                     f"max {100*max(errs):.1f} %, within 15 %: {sum(e <= 0.15 for e in errs)}/{len(errs)}, "
+                     f"within 5 %: {sum(e <= 0.05 for e in errs)}/{len(errs)}")
+text = "\n".join(lines) + "\n"
+open(f"{out}/table.md", "w").write(text)
+print(text)
