@@ -271,7 +271,7 @@ LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source
 
 namespace {
 
-// Piecewise linear in log-log between measured sizes; beyond the ends, the fitted line from the end point.
+// Piecewise linear between measured sizes (time is affine in size between two sizes); beyond the ends, the fitted line from the end point.
 double curve_time(const LinkModel& m, double bytes) {
   const auto& c = m.curve;
   const double b = 2.0 * (m.curve_ranks - 1) / m.curve_ranks / m.bandwidth_Bps;
@@ -279,8 +279,8 @@ double curve_time(const LinkModel& m, double bytes) {
   if (bytes >= c.back().first) return c.back().second + b * (bytes - c.back().first);
   auto hi = std::lower_bound(c.begin(), c.end(), std::make_pair(bytes, 0.0));
   auto lo = hi - 1;
-  const double f = std::log(bytes / lo->first) / std::log(hi->first / lo->first);
-  return std::exp(std::log(lo->second) + f * (std::log(hi->second) - std::log(lo->second)));
+  const double f = (bytes - lo->first) / (hi->first - lo->first);
+  return lo->second + f * (hi->second - lo->second);
 }
 
 }  // namespace

@@ -1,7 +1,7 @@
 // Link models for `mgbench predict`: how long a collective's bytes take on one kind of link. A link is a
 // per-GPU bandwidth (bytes/s, one direction, what one ring step can use) and a per-step latency, from a named
 // preset with a documented source, from "bw=...,lat=..." or fitted to a `mgbench comm` all-reduce result, whose
-// measured curve is then interpolated. docs/predict.md lists the presets and their sources.
+// measured curve is then interpolated (linearly between measured sizes). docs/predict.md lists the presets and their sources.
 #pragma once
 #include <cstddef>
 #include <string>

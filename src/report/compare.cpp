@@ -109,7 +109,7 @@ std::vector<LoadedResult> rederive(const std::vector<LoadedResult>& side) {
   for (LoadedResult& f : out) {
     for (DeviceCountResult& r : f.result.runs)
       if (!r.samples.empty()) summarize(r);
-    compute_scaling(f.result.runs);
+    if (f.result.kind != "prediction") compute_scaling(f.result.runs);  // a prediction has no samples to redo
   }
   return out;
 }
@@ -190,6 +190,43 @@ PairComparison judge(const RunKey& key, const Located& b, const Located& n, cons
   return p;
 }
 
+// A prediction as BASE (`mgbench predict --json`): it has no step samples, so there is no U test; the measured
+// median images/s is judged against the predicted images/s with --threshold alone, and the pair says so.
+bool is_prediction(const Located& l) { return l.file->result.kind == "prediction"; }
+
+PairComparison judge_against_prediction(const RunKey& key, const Located& b, const Located& n,
+                                        const CompareOptions& opt) {
+  PairComparison p;
+  p.key = key;
+  p.base = summarize_side(b);
+  p.next = summarize_side(n);
+  p.ratio = p.base.median_ips > 0 ? p.next.median_ips / p.base.median_ips : 0;
+  p.notes.push_back(fmt::format("baseline is a prediction (link {}): measured images/s against the predicted "
+                                "value with the threshold only, no U test",
+                                b.run->transport));
+  if (p.ratio < 1 - opt.threshold) p.verdict = Verdict::Regression;
+  else if (p.ratio > 1 + opt.threshold) p.verdict = Verdict::Improvement;
+  else p.verdict = Verdict::NoChange;
+  if (key.devices > 1 && p.base.scaling_efficiency > 0 && p.next.scaling_efficiency > 0 &&
+      p.base.scaling_efficiency - p.next.scaling_efficiency > opt.efficiency_threshold)
+    p.efficiency_drop = true;
+  return p;
+}
+
+// A predicted run names its link as transport; it pairs with the one measured run that matches in all else.
+std::map<RunKey, Located>::const_iterator find_measured(const std::map<RunKey, Located>& ni, const RunKey& key) {
+  auto found = ni.end();
+  for (auto it = ni.begin(); it != ni.end(); ++it) {
+    RunKey k = it->first;
+    k.transport = key.transport;
+    if (k == key) {
+      if (found != ni.end()) return ni.end();  // ambiguous: leave it unpaired
+      found = it;
+    }
+  }
+  return found;
+}
+
 std::string device_names(const Environment& e) {
   std::vector<std::string> names;
   for (const DeviceInfo& d : e.devices) names.push_back(d.name);
@@ -238,17 +275,20 @@ CompareReport compare_results(const std::vector<LoadedResult>& base, const std::
   const std::map<RunKey, Located> ni = index_runs(next_fresh, "NEW");
 
   std::set<std::pair<const LoadedResult*, const LoadedResult*>> file_pairs;
+  std::set<RunKey> paired;
   for (const auto& [key, b] : bi) {
-    auto it = ni.find(key);
+    auto it = is_prediction(b) ? find_measured(ni, key) : ni.find(key);
     if (it == ni.end()) {
       rep.only_base.push_back({key, b.file->path});
       continue;
     }
-    rep.pairs.push_back(judge(key, b, it->second, opt));
+    rep.pairs.push_back(is_prediction(b) ? judge_against_prediction(key, b, it->second, opt)
+                                         : judge(key, b, it->second, opt));
+    paired.insert(it->first);
     file_pairs.insert({b.file, it->second.file});
   }
   for (const auto& [key, n] : ni)
-    if (!bi.count(key)) rep.only_new.push_back({key, n.file->path});
+    if (!paired.count(key)) rep.only_new.push_back({key, n.file->path});
   for (const auto& [b, n] : file_pairs) environment_warnings(*b, *n, rep.warnings);
   return rep;
 }

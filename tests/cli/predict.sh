@@ -1,0 +1,78 @@
+#!/usr/bin/env bash
+# mgbench predict as a user runs it: a 1-device profile of tiny, predictions over presets, a custom link and a
+# two-level topology, written as a result file of kind "prediction" that compare reads; a measured 2-device
+# sweep beside it; bad input (exit 2, one line, no file).
+source "$(dirname "$0")/lib.bash"
+train=(--device cpu --model tiny --num-classes 10 --batch-size 8 --steps 6 --warmup 2 --no-progress)
+"$MGBENCH" "${train[@]}" --devices 1,2 --json "$TMP/sweep.json" >/dev/null || fail "training sweep"
+"$MGBENCH" "${train[@]}" --devices 1 --json "$TMP/profile.json" >/dev/null || fail "profile run"
+json_check "$TMP/profile.json" "len(d['runs'][0]['gradient_layers']) == 5 and all(l['ready_s'] > 0 for l in d['runs'][0]['gradient_layers'])" \
+  || fail "the profile has no gradient_layers"
+json_check "$TMP/profile.json" "all('ready_s' in b for b in d['runs'][0]['allreduce']['per_bucket'])" || fail "bucket ready_s"
+
+expect_status 0 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 1,2,4,8,16 --link nvlink4,pcie3,bw=100Mbit,lat=2ms \
+  --gpus-per-node 8 --inter-node ib-ndr --json "$TMP/pred.json"
+grep -q "nvlink4+ib-ndr" "$TMP/out" || { cat "$TMP/out"; fail "table lacks the link"; }
+python3 - "$TMP/pred.json" "$TMP/profile.json" <<'PY' || fail "prediction JSON"
+import json, sys
+d, prof = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+assert d["kind"] == "prediction" and d["schema_version"] == 1
+runs = d["runs"]
+assert len(runs) == 15, len(runs)
+labels = sorted({r["transport"] for r in runs})
+assert labels == ["bw=100Mbit,lat=2ms+ib-ndr", "nvlink4+ib-ndr", "pcie3+ib-ndr"], labels
+one = [r for r in runs if r["devices"] == 1]
+base = prof["runs"][0]["images_per_sec"]
+assert all(abs(r["images_per_sec"] - base) / base < 0.01 for r in one), (base, [r["images_per_sec"] for r in one])
+for r in runs:
+    assert r["samples"]["total_s"] == [] and r["step_time"]["samples"] == 0
+    assert 0 < r["scaling_efficiency"] <= 1.0 + 1e-9, r
+    b = r["breakdown"]
+    assert abs(b["input_wait_s"] + b["forward_s"] + b["backward_s"] + b["comm_exposed_s"] + b["optimizer_s"] - b["total_s"]) < 1e-9
+# The slow link is slower than NVLink at every count above 1, and scales worse.
+by = {(r["transport"], r["devices"]): r for r in runs}
+for n in (2, 4, 8, 16):
+    assert by[("bw=100Mbit,lat=2ms+ib-ndr", n)]["images_per_sec"] < by[("nvlink4+ib-ndr", n)]["images_per_sec"]
+    assert by[("pcie3+ib-ndr", n)]["breakdown"]["comm_exposed_s"] >= by[("nvlink4+ib-ndr", n)]["breakdown"]["comm_exposed_s"]
+# 100 Mbit/s with 2 ms per step: 2(n-1) x 2 ms of latency alone at 4 GPUs.
+assert by[("bw=100Mbit,lat=2ms+ib-ndr", 4)]["allreduce"]["time_s"] >= 6 * 2e-3
+assert d["environment"]["topology"]["prediction"]["interconnects"][0]["inter"]["bandwidth_GBps"] == 50
+PY
+
+# Options honoured as in a real run: no overlap exposes all communication, a bf16 wire halves the bytes,
+# smaller buckets make more of them (0.002 MiB = 524 fp32 elements: 4 buckets of tiny's 1586).
+"$MGBENCH" predict --profile "$TMP/profile.json" --gpus 4 --link bw=1Gbit --no-overlap --json "$TMP/nov.json" >/dev/null || fail "no-overlap"
+json_check "$TMP/nov.json" "abs(d['runs'][0]['breakdown']['comm_exposed_s'] - d['runs'][0]['allreduce']['time_s']) < 1e-12 and d['config']['overlap'] == False" \
+  || fail "--no-overlap not honoured"
+"$MGBENCH" predict --profile "$TMP/profile.json" --gpus 4 --link bw=1Gbit --allreduce-dtype bf16 --bucket-mb 0.002 --json "$TMP/bf.json" >/dev/null || fail "bf16"
+elements=$(json_get "$TMP/profile.json" "sum(l['elements'] for l in d['runs'][0]['gradient_layers'])")
+[[ $elements -eq 1586 ]] || fail "tiny with 10 classes has 1586 parameters, the profile says $elements"
+json_check "$TMP/bf.json" "d['runs'][0]['allreduce']['bytes_per_step'] == 1586 * 2 and d['runs'][0]['allreduce']['buckets'] == 4" \
+  || fail "bf16 wire / bucket size not honoured"
+"$MGBENCH" predict --profile "$TMP/profile.json" --gpus 4 --link bw=1Gbit --allreduce none --json "$TMP/none.json" >/dev/null || fail "none"
+json_check "$TMP/none.json" "d['runs'][0]['allreduce']['time_s'] == 0 and d['runs'][0]['allreduce']['library'] == 'none'" || fail "--allreduce none"
+
+# Measured beside predicted, with the error; compare reads the prediction as a baseline.
+expect_status 0 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 1,2 --link bw=10GB/s,lat=20us --measured "$TMP/sweep.json" \
+  --json "$TMP/pm.json"
+grep -Eq "error%" "$TMP/out" && grep -Eq "^ +2 .*[+-][0-9]+\.[0-9]\s*$" "$TMP/out" || { cat "$TMP/out"; fail "measured column"; }
+status=0
+"$MGBENCH" compare "$TMP/pm.json" "$TMP/sweep.json" >"$TMP/cmp" 2>&1 || status=$?
+[[ $status -le 1 ]] || { cat "$TMP/cmp"; fail "compare refused a prediction baseline (status $status)"; }
+grep -qi "predict" "$TMP/cmp" || { cat "$TMP/cmp"; fail "compare does not say the baseline is a prediction"; }
+
+# Bad input.
+out="$TMP/never.json"
+expect_usage_error "unknown link 'nvlink9'" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink9 --json "$out"
+expect_usage_error "bandwidth must be positive" "$MGBENCH" predict --profile "$TMP/profile.json" --link bw=0 --json "$out"
+expect_usage_error "gpus-per-node must be at least 1" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --gpus-per-node 0 --json "$out"
+expect_usage_error "inter-node" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --gpus 16 --gpus-per-node 8 --json "$out"
+expect_usage_error "not a training result" "$MGBENCH" predict --profile "$TMP/pred.json" --link nvlink4 --json "$out"
+"$MGBENCH" "${train[@]}" --devices 2 --no-baseline --json "$TMP/two.json" >/dev/null || fail "2-device run"
+expect_usage_error "no 1-device run" "$MGBENCH" predict --profile "$TMP/two.json" --link nvlink4 --json "$out"
+expect_usage_error "cannot read" "$MGBENCH" predict --profile "$TMP/nope.json" --link nvlink4 --json "$out"
+expect_usage_error "allreduce" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --allreduce tree --json "$out"
+expect_usage_error "allreduce-dtype" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --allreduce-dtype fp8 --json "$out"
+expect_usage_error "gpus" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --gpus 0 --json "$out"
+[[ ! -e "$out" ]] || fail "a prediction file was written by a failed run"
+echo "predict: ok"

@@ -1,0 +1,103 @@
+// Link presets, "bw=..,lat=.." parsing with units, bad links, and the fit/interpolation of a mgbench comm curve.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "core/error.h"
+#include "predict/link_model.h"
+
+namespace mg {
+
+TEST_CASE("presets carry their per-GPU bandwidth, NCCL's per-step latency and a source") {
+  const LinkModel nv = parse_link("nvlink4", "--link");
+  CHECK(nv.bandwidth_Bps == Approx(450e9));
+  CHECK(nv.latency_s == Approx(3.4e-6));
+  CHECK(parse_link("PCIe4", "--link").bandwidth_Bps == Approx(31.5e9));
+  CHECK(parse_link("ib-ndr", "--link").bandwidth_Bps == Approx(50e9));
+  CHECK(parse_link("25gbe", "--link").bandwidth_Bps == Approx(3.125e9));
+  for (const LinkPreset& p : link_presets()) {
+    CHECK(p.bandwidth_GBps > 0);
+    CHECK(std::string(p.source).size() > 5);
+  }
+}
+
+TEST_CASE("bw=..,lat=.. with units") {
+  LinkModel m = parse_link("bw=100Mbit,lat=2ms", "--link");
+  CHECK(m.bandwidth_Bps == Approx(12.5e6));
+  CHECK(m.latency_s == Approx(2e-3));
+  m = parse_link("bw=25GB/s,lat=5us", "--link");
+  CHECK(m.bandwidth_Bps == Approx(25e9));
+  CHECK(m.latency_s == Approx(5e-6));
+  m = parse_link("bw=12.5", "--link");  // bare numbers: GB/s, and latency 0
+  CHECK(m.bandwidth_Bps == Approx(12.5e9));
+  CHECK(m.latency_s == 0);
+  CHECK(parse_link("lat=300ns,bw=1Gbit", "--link").latency_s == Approx(3e-7));
+}
+
+TEST_CASE("bad links are usage errors") {
+  CHECK_THROWS_AS(parse_link("nvlink9", "--link"), UsageError);
+  CHECK_THROWS_AS(parse_link("bw=0", "--link"), UsageError);
+  CHECK_THROWS_AS(parse_link("bw=-5GB/s", "--link"), UsageError);
+  CHECK_THROWS_AS(parse_link("bw=10parsecs", "--link"), UsageError);
+  CHECK_THROWS_AS(parse_link("lat=5us", "--link"), UsageError);  // no bandwidth
+  CHECK_THROWS_AS(parse_link("bw=1,lat=-1us", "--link"), UsageError);
+  CHECK_THROWS_AS(parse_link("bw=1,speed=2", "--link"), UsageError);
+  CHECK_THROWS_AS(parse_link("bw=1,bw=2", "--link"), UsageError);
+  CHECK_THROWS_AS(parse_link("", "--link"), UsageError);
+  CHECK_THROWS_AS(parse_link("/no/such/comm.json", "--link"), UsageError);
+  try {
+    parse_link("nvlink9", "--link");
+  } catch (const UsageError& e) {
+    CHECK(std::string(e.what()).find("unknown link 'nvlink9'") != std::string::npos);
+  }
+}
+
+TEST_CASE("a link list keeps bw=..,lat=.. groups together") {
+  CHECK(split_link_list("nvlink4,pcie4") == std::vector<std::string>{"nvlink4", "pcie4"});
+  CHECK(split_link_list("nvlink4,bw=10GB/s,lat=5us,pcie4") ==
+        std::vector<std::string>{"nvlink4", "bw=10GB/s,lat=5us", "pcie4"});
+  CHECK(split_link_list("bw=1,lat=2,bw=3") == std::vector<std::string>{"bw=1,lat=2", "bw=3"});
+}
+
+namespace {
+
+// A comm result as `mgbench comm --json` writes it, times from an exact ring model at `ranks`.
+nlohmann::json comm_json(int ranks, double lat, double bw, const std::vector<double>& sizes) {
+  nlohmann::json rows = nlohmann::json::array();
+  for (double s : sizes) {
+    const double t = 2.0 * (ranks - 1) * lat + 2.0 * (ranks - 1) / ranks * s / bw;
+    for (bool in_place : {false, true})
+      rows.push_back({{"op", "allreduce"}, {"dtype", "fp32"}, {"bytes", s}, {"count", s / 4}, {"in_place", in_place},
+                      {"time_us", t * 1e6}, {"algbw_GBps", 0}, {"busbw_GBps", 0}, {"wrong", 0},
+                      {"transport", "auto"}, {"devices", ranks}});
+  }
+  return {{"tool", "mgbench comm"}, {"op", "allreduce"}, {"results", rows}};
+}
+
+}  // namespace
+
+TEST_CASE("a mgbench comm curve: latency and bandwidth fitted, the curve interpolated and rescaled") {
+  const std::vector<double> sizes = {65536, 262144, 1048576, 4194304, 16777216};
+  const LinkModel m = link_from_comm_json(comm_json(2, 50e-6, 1e9, sizes), "c.json");
+  CHECK(m.latency_s == Approx(50e-6).epsilon(1e-6));
+  CHECK(m.bandwidth_Bps == Approx(1e9).epsilon(1e-6));
+  CHECK(m.fit_rms_rel < 1e-9);
+  CHECK(m.curve.size() == sizes.size());
+  // At the measured rank count the curve is the answer, between and beyond the measured sizes too.
+  for (double s : {65536.0, 500000.0, 16777216.0, 1e8})
+    CHECK(ring_allreduce_time(m, s, 2) == Approx(2 * 50e-6 + s / 1e9).epsilon(1e-3));
+  // At 8 ranks: 14 latency terms and 2*7/8 of the bytes.
+  CHECK(ring_allreduce_time(m, 4e6, 8) == Approx(14 * 50e-6 + 2.0 * 7 / 8 * 4e6 / 1e9).epsilon(1e-3));
+  CHECK(ring_allreduce_time(m, 4e6, 1) == 0);
+}
+
+TEST_CASE("a comm result that cannot describe a link is refused") {
+  CHECK_THROWS_AS(link_from_comm_json(nlohmann::json::object(), "x.json"), UsageError);
+  CHECK_THROWS_AS(link_from_comm_json(comm_json(2, 1e-5, 1e9, {65536}), "one-size.json"), UsageError);
+  CHECK_THROWS_AS(link_from_comm_json(comm_json(1, 1e-5, 1e9, {65536, 262144}), "one-rank.json"), UsageError);
+  nlohmann::json flat = comm_json(2, 1e-5, 1e9, {65536, 262144});
+  for (auto& r : flat["results"]) r["time_us"] = 100.0;  // no growth with size: no bandwidth
+  CHECK_THROWS_AS(link_from_comm_json(flat, "flat.json"), UsageError);
+}
+
+}  // namespace mg

@@ -1,0 +1,155 @@
+// The step schedule against hand-computed cases: full overlap, no overlap, latency-bound, input-bound,
+// gradient accumulation, the bucket plan and the hierarchical ring.
+#include <catch2/catch.hpp>
+
+#include "predict/schedule.h"
+
+namespace mg {
+
+namespace {
+
+// fwd 10 ms, bwd 100 ms, opt 5 ms; layers in flat order: 256 elements ready at the end of backward, then two
+// 1-MiB layers ready at 60 ms and 20 ms (backward runs from the last layer to the first).
+StepProfile profile() {
+  StepProfile p;
+  p.batch_per_device = 32;
+  p.forward_s = 0.010;
+  p.backward_s = 0.100;
+  p.optimizer_s = 0.005;
+  p.layers = {{1, 256, 0.100}, {4, 262144, 0.060}, {7, 262144, 0.020}};
+  return p;
+}
+
+Interconnect link(double bw_Bps, double lat_s) {
+  Interconnect ic;
+  ic.intra.label = "test";
+  ic.intra.bandwidth_Bps = bw_Bps;
+  ic.intra.latency_s = lat_s;
+  return ic;
+}
+
+}  // namespace
+
+TEST_CASE("plan_buckets takes buckets from the end of the flat gradient, as the trainer does") {
+  const auto b = plan_buckets(profile().layers, 1048576);
+  REQUIRE(b.size() == 3);
+  CHECK(b[0].elements == 262144);
+  CHECK(b[0].ready_s == Approx(0.020));
+  CHECK(b[1].elements == 262144);
+  CHECK(b[1].ready_s == Approx(0.060));  // begins at element 256: layer 4
+  CHECK(b[2].elements == 256);
+  CHECK(b[2].ready_s == Approx(0.100));
+  // 1.5 MiB buckets split layer 4: the first begins inside it, the second holds the rest and layer 1.
+  const auto c = plan_buckets(profile().layers, 1572864);  // 393216 elements
+  REQUIRE(c.size() == 2);
+  CHECK(c[0].elements == 393216);
+  CHECK(c[0].ready_s == Approx(0.060));  // begins at element 131328, inside layer 4
+  CHECK(c[1].elements == 131328);
+  CHECK(c[1].ready_s == Approx(0.100));
+  // 0: one bucket holding everything, ready when backward ends.
+  const auto one = plan_buckets(profile().layers, 0);
+  REQUIRE(one.size() == 1);
+  CHECK(one[0].elements == 524544);
+  CHECK(one[0].ready_s == Approx(0.100));
+}
+
+TEST_CASE("full overlap: only the last, tiny bucket is exposed") {
+  StepOptions o;
+  o.bucket_mb = 1;
+  const StepPrediction s = simulate_step(profile(), o, link(1e9, 0), 2, 2);
+  // 2 ranks, no latency: t = 2(n-1)/n * S / B = S / B.
+  const double t_big = 1048576 / 1e9, t_small = 1024 / 1e9;
+  CHECK(s.comm_s == Approx(2 * t_big + t_small));
+  CHECK(s.breakdown.comm_exposed == Approx(t_small));
+  CHECK(s.breakdown.comm_overlapped == Approx(2 * t_big));
+  CHECK(s.breakdown.total == Approx(0.010 + 0.100 + t_small + 0.005));
+  CHECK(s.wire_bytes == 524544 * 4);
+}
+
+TEST_CASE("no overlap: every all-reduce starts after backward and is exposed") {
+  StepOptions o;
+  o.bucket_mb = 1;
+  o.overlap = false;
+  const StepPrediction s = simulate_step(profile(), o, link(1e9, 0), 2, 2);
+  const double comm = (2 * 1048576 + 1024) / 1e9;
+  CHECK(s.breakdown.comm_exposed == Approx(comm));
+  CHECK(s.breakdown.comm_overlapped == Approx(0).margin(1e-12));
+  CHECK(s.breakdown.total == Approx(0.115 + comm));
+}
+
+TEST_CASE("latency-bound: 2(n-1) latency terms per bucket, serialised on one comm stream") {
+  StepOptions o;
+  o.bucket_mb = 1;
+  o.wire_bytes_per_element = 2;  // bf16 wire halves the bandwidth term
+  // 4 ranks, 10 ms per step, effectively infinite bandwidth: each all-reduce takes 6 x 10 ms = 60 ms.
+  const StepPrediction s = simulate_step(profile(), o, link(1e18, 0.010), 4, 4);
+  // Buckets ready at 20, 60 and 100 ms: 20..80, 80..140, 140..200; backward ends at 100: 100 ms exposed.
+  CHECK(s.breakdown.comm_exposed == Approx(0.100).epsilon(1e-6));
+  CHECK(s.comm_s == Approx(0.180).epsilon(1e-6));
+  CHECK(s.breakdown.comm_overlapped == Approx(0.080).epsilon(1e-6));
+  CHECK(s.wire_bytes == 524544 * 2);
+}
+
+TEST_CASE("input-bound: the node's pipeline sets the step time") {
+  StepOptions o;
+  o.input_rate = 100;  // images/s for the whole node
+  const StepPrediction s = simulate_step(profile(), o, link(1e18, 0), 4, 4);
+  // 4 devices x 32 images / 100 images/s = 1.28 s per step; the rest of the step is 115 ms + ~0 comm.
+  CHECK(s.breakdown.total == Approx(1.28));
+  CHECK(s.breakdown.input_wait == Approx(1.28 - 0.115).epsilon(1e-6));
+  // A fast enough pipeline changes nothing.
+  o.input_rate = 1e6;
+  CHECK(simulate_step(profile(), o, link(1e18, 0), 4, 4).breakdown.input_wait == 0);
+}
+
+TEST_CASE("gradient accumulation repeats input, forward and backward, not the all-reduce") {
+  StepOptions o;
+  o.bucket_mb = 1;
+  o.accum_steps = 3;
+  o.overlap = false;
+  const StepPrediction s = simulate_step(profile(), o, link(1e9, 0), 2, 2);
+  const double comm = (2 * 1048576 + 1024) / 1e9;
+  CHECK(s.breakdown.forward == Approx(0.030));
+  CHECK(s.breakdown.backward == Approx(0.300));
+  CHECK(s.breakdown.total == Approx(0.030 + 0.300 + comm + 0.005));
+  // A profile taken with 2 micro-batches: its times are per 2, so one micro-batch is half.
+  StepProfile p2 = profile();
+  p2.accum_steps = 2;
+  o.accum_steps = 1;
+  CHECK(simulate_step(p2, o, link(1e9, 0), 2, 2).breakdown.backward == Approx(0.050));
+}
+
+TEST_CASE("one device and --allreduce none have no communication") {
+  StepOptions o;
+  CHECK(simulate_step(profile(), o, link(1e6, 0.1), 1, 1).breakdown.total == Approx(0.115));
+  o.strategy = SyncStrategy::None;
+  const StepPrediction s = simulate_step(profile(), o, link(1e6, 0.1), 8, 8);
+  CHECK(s.breakdown.total == Approx(0.115));
+  CHECK(s.comm_s == 0);
+}
+
+TEST_CASE("allreduce_time: ring in one node, NCCL's ring across nodes, and ps") {
+  Interconnect ic = link(100e9, 2e-6);
+  const double S = 1e8;
+  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 8) == Approx(14 * 2e-6 + 2.0 * 7 / 8 * S / 100e9));
+  CHECK(allreduce_time(ic, SyncStrategy::Ps, S, 8) == Approx(14 * (2e-6 + S / 100e9)));
+  CHECK(allreduce_time(ic, SyncStrategy::None, S, 8) == 0);
+  ic.gpus_per_node = 8;
+  LinkModel net;
+  net.label = "net";
+  net.bandwidth_Bps = 10e9;
+  net.latency_s = 10e-6;
+  ic.inter = net;
+  // 16 GPUs on 2 nodes, one NIC per GPU: bandwidth min(100, 8 x 10) = 80 GB/s; 28 intra and 2 inter steps.
+  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 16) ==
+        Approx(28 * 2e-6 + 2 * 10e-6 + 2.0 * 15 / 16 * S / 80e9));
+  // One NIC per node: the NIC is the bottleneck.
+  ic.nics_per_node = 1;
+  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 16) ==
+        Approx(28 * 2e-6 + 2 * 10e-6 + 2.0 * 15 / 16 * S / 10e9));
+  // Within one node the inter-node link is not used.
+  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 8) == Approx(14 * 2e-6 + 2.0 * 7 / 8 * S / 100e9));
+  CHECK(ic.label() == "test+net");
+}
+
+}  // namespace mg
