@@ -5,16 +5,36 @@
 # 1-device profile (same options, same thread count), then the two-rank run across the link. The link model of
 # the prediction is a `mgbench comm` all-reduce sweep across the same shaped link with the case's wire dtype
 # ("comm" link); the tc rate alone ("spec" link: bw=RATE,lat=0) is predicted too. Needs root (ip netns, tc).
-#   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [quick]
-# quick: one link and two cases (what tests/cli/predict_netns.sh runs).
+#   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [full|quick|repredict]
+# quick: one link (100 Mbit/s) and one case (what tests/cli/predict_netns.sh runs). repredict: only the
+# predictions again, from OUTDIR's raw profiles, comm curves and measurements (no namespaces, no root).
 set -u
 : "${MGBENCH:?MGBENCH must point at the mgbench binary}"
-out=${1:?usage: validate_netns.sh OUTDIR [quick]}
+out=${1:?usage: validate_netns.sh OUTDIR [full|quick|repredict]}
 mode=${2:-full}
 here=$(cd "$(dirname "$0")/../.." && pwd)
+cases="$out/cases.tsv"
+
+predict_case() {  # predict_case NAME LINKTAG RATE DTYPE: both predictions of one measured case
+  local name=$1 tag=$2 rate=$3 dtype=$4
+  "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "$out/raw/${tag}_comm_${dtype}.json" \
+    --measured "$out/raw/$name.measured.json" --json "$out/raw/$name.pred_comm.json" >"$out/raw/$name.pred_comm.txt" \
+    || { echo "FAIL: predict $name"; exit 1; }
+  "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "bw=$rate,lat=0" \
+    --measured "$out/raw/$name.measured.json" --json "$out/raw/$name.pred_spec.json" >"$out/raw/$name.pred_spec.txt" \
+    || { echo "FAIL: predict spec $name"; exit 1; }
+}
+
+if [ "$mode" = repredict ]; then
+  while IFS=$'\t' read -r name rate model bucket overlap dtype load when; do
+    predict_case "$name" "${name%%_*}" "$rate" "$dtype"
+  done <"$cases"
+  python3 "$here/results/predict/summarize.py" "$out"
+  exit $?
+fi
+
 source "$here/tests/cli/netns.bash"
 mkdir -p "$out/raw"
-cases="$out/cases.tsv"
 : >"$cases"
 port=29900
 
@@ -60,11 +80,7 @@ run_case() {  # run_case LINKTAG RATE MODEL BUCKET OVERLAP DTYPE
     || fail "profile $name"
   wait "$other" || fail "second profile $name"
   pair "$out/raw/$name.measured.json" "${args[@]}"
-  "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "$out/raw/${tag}_comm_${dtype}.json" \
-    --measured "$out/raw/$name.measured.json" --json "$out/raw/$name.pred_comm.json" >"$out/raw/$name.pred_comm.txt" \
-    || fail "predict $name"
-  "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "bw=$rate,lat=0" \
-    --json "$out/raw/$name.pred_spec.json" >"$out/raw/$name.pred_spec.txt" || fail "predict spec $name"
+  predict_case "$name" "$tag" "$rate" "$dtype"
   printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rate" "$model" "$bucket" "$overlap" "$dtype" \
     "$(cut -d' ' -f1 /proc/loadavg)" "$(date -u +%T)" >>"$cases"
   echo "$name done (load $(cut -d' ' -f1 /proc/loadavg))"
@@ -73,8 +89,10 @@ run_case() {  # run_case LINKTAG RATE MODEL BUCKET OVERLAP DTYPE
 link() {  # link TAG RATE CASES...: shape, measure the comm curves, run the cases ("model:bucket:overlap:dtype")
   local tag=$1 rate=$2; shift 2
   shape "$rate"
-  for dt in fp32 bf16; do
-    pair "$out/raw/${tag}_comm_${dt}.json" comm --device cpu --op allreduce -b 16K -e 16M -f 4 --warmup 2 \
+  local dtypes=(fp32 bf16) largest=16M
+  [ "$mode" = quick ] && dtypes=(fp32) largest=4M  # quick uses 1 MiB buckets only
+  for dt in "${dtypes[@]}"; do
+    pair "$out/raw/${tag}_comm_${dt}.json" comm --device cpu --op allreduce -b 16K -e "$largest" -f 4 --warmup 2 \
       --iters 8 --dtype "$dt" --comm-timeout 300
   done
   for c in "$@"; do
@@ -85,7 +103,7 @@ link() {  # link TAG RATE CASES...: shape, measure the comm curves, run the case
 
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
 if [ "$mode" = quick ]; then
-  link q1000 1000mbit tiny:25:overlap:fp32 resnet18:25:overlap:fp32
+  link q100 100mbit resnet18:1:overlap:fp32
 else
   full=(resnet18:1:overlap:fp32 resnet18:25:overlap:fp32 resnet18:1:nooverlap:fp32 resnet18:25:nooverlap:fp32
         resnet18:25:overlap:bf16 tiny:25:overlap:fp32 tiny:25:nooverlap:fp32 tiny:25:overlap:bf16)

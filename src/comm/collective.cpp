@@ -8,6 +8,7 @@ const char* collective_name(CollectiveOp op) {
     case CollectiveOp::ReduceScatter: return "reducescatter";
     case CollectiveOp::AllGather: return "allgather";
     case CollectiveOp::Broadcast: return "broadcast";
+    case CollectiveOp::Reduce: return "reduce";
   }
   return "?";
 }

@@ -62,10 +62,10 @@ Placement placement(CollectiveOp op, bool in_place, size_t count, int rank) {
 
 CollectiveOp parse_collective(const std::string& name) {
   for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
-                          CollectiveOp::Broadcast}) {
+                          CollectiveOp::Broadcast, CollectiveOp::Reduce}) {
     if (name == collective_name(op)) return op;
   }
-  throw UsageError("--op '" + name + "' is not one of: allreduce, reducescatter, allgather, broadcast");
+  throw UsageError("--op '" + name + "' is not one of: allreduce, reducescatter, allgather, broadcast, reduce");
 }
 
 DType parse_comm_dtype(const std::string& name) {
@@ -121,7 +121,8 @@ double bus_factor(CollectiveOp op, int ranks) {
     case CollectiveOp::AllReduce: return 2 * (n - 1) / n;
     case CollectiveOp::ReduceScatter:
     case CollectiveOp::AllGather: return (n - 1) / n;
-    case CollectiveOp::Broadcast: return 1;
+    case CollectiveOp::Broadcast:
+    case CollectiveOp::Reduce: return 1;
   }
   return 1;
 }
@@ -164,6 +165,10 @@ int64_t count_wrong(CollectiveOp op, const void* host_recv, size_t count, DType 
         break;
       case CollectiveOp::AllGather: expected = pattern_value(static_cast<int>(i / count), i, ranks); break;
       case CollectiveOp::Broadcast: expected = pattern_value(root, i, ranks); break;
+      case CollectiveOp::Reduce:
+        if (rank != root) return 0;  // only the root's recv is defined (ncclReduce)
+        for (int r = 0; r < ranks; ++r) expected += pattern_value(r, i, ranks);
+        break;
     }
     if (load(host_recv, i, dt) != expected) ++wrong;
   }
@@ -246,7 +251,11 @@ class RankBench {
 
  private:
   void enqueue(const void* send, void* recv, size_t count) {
-    comm_.collective(opt_.op, send, recv, count, opt_.dtype, opt_.root, be_, StreamKind::Comm);
+    if (opt_.ps && opt_.op == CollectiveOp::AllReduce) {
+      comm_.ps_allreduce_sum(send, recv, count, opt_.dtype, be_, StreamKind::Comm);
+    } else {
+      comm_.collective(opt_.op, send, recv, count, opt_.dtype, opt_.root, be_, StreamKind::Comm);
+    }
   }
 
   // Buffer a holds the input (and the output when in place), b the output when out of place; every element
@@ -284,7 +293,7 @@ std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms
   if (opt.warmup < 0) throw UsageError("--warmup must be >= 0");
   if (opt.iters < 1) throw UsageError("--iters must be >= 1");
   const int n = comms[0]->size();
-  if (opt.op == CollectiveOp::Broadcast && (opt.root < 0 || opt.root >= n)) {
+  if ((opt.op == CollectiveOp::Broadcast || opt.op == CollectiveOp::Reduce) && (opt.root < 0 || opt.root >= n)) {
     throw UsageError("--root " + std::to_string(opt.root) + " is outside the world of " + std::to_string(n) + " ranks");
   }
   // Sizes map to element counts; two sizes that round to one count would measure the same thing twice.

@@ -21,7 +21,8 @@ struct CommBenchOptions {
   int warmup = 5;
   int iters = 20;
   DType dtype = DType::F32;
-  int root = 0;           // broadcast
+  int root = 0;           // broadcast, reduce
+  bool ps = false;        // allreduce as the parameter server does it: reduce to rank 0, then broadcast
   std::string transport = "auto";  // recorded in each row
 };
 
@@ -41,14 +42,15 @@ struct CommBenchRow {
   int devices = 0;  // ranks in the world
 };
 
-CollectiveOp parse_collective(const std::string& name);  // UsageError lists the four names
+CollectiveOp parse_collective(const std::string& name);  // UsageError lists the five names
 DType parse_comm_dtype(const std::string& name);         // fp32 | fp16 | bf16
 // "8", "64K", "256M", "1G" (powers of 1024); UsageError naming `option` otherwise.
 size_t parse_size(const std::string& text, const std::string& option);
 // min, min*f, ... up to max; UsageError for a zero or reversed range or f <= 1 when min < max.
 std::vector<size_t> size_sweep(size_t min_bytes, size_t max_bytes, double factor);
 
-// nccl-tests' busbw = algbw * factor: allreduce 2(n-1)/n, reducescatter and allgather (n-1)/n, broadcast 1.
+// nccl-tests' busbw = algbw * factor: allreduce 2(n-1)/n, reducescatter and allgather (n-1)/n, broadcast and
+// reduce 1.
 double bus_factor(CollectiveOp op, int ranks);
 size_t count_for_bytes(CollectiveOp op, size_t bytes, int ranks, DType dt);
 size_t bytes_for_count(CollectiveOp op, size_t count, int ranks, DType dt);

@@ -13,7 +13,8 @@
 
 namespace mg {
 
-enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast };
+// Reduce: the sum lands in recv of rank `root` only (other ranks' recv is left as it was), as ncclReduce.
+enum class CollectiveOp { AllReduce, ReduceScatter, AllGather, Broadcast, Reduce };
 const char* collective_name(CollectiveOp op);
 
 class Communicator {
@@ -30,6 +31,12 @@ class Communicator {
                           Backend& be, StreamKind s) = 0;
   void allreduce_sum(void* buf, size_t count, DType dt, Backend& be, StreamKind s = StreamKind::Comm) {
     collective(CollectiveOp::AllReduce, buf, buf, count, dt, 0, be, s);
+  }
+  // --allreduce ps: the parameter-server exchange, sum on rank 0 then broadcast from it; the all-reduce result.
+  void ps_allreduce_sum(const void* send, void* recv, size_t count, DType dt, Backend& be,
+                        StreamKind s = StreamKind::Comm) {
+    collective(CollectiveOp::Reduce, send, recv, count, dt, 0, be, s);
+    collective(CollectiveOp::Broadcast, recv, recv, count, dt, 0, be, s);
   }
   // Host-blocking barrier over the world.
   virtual void barrier() = 0;

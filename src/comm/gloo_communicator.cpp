@@ -7,6 +7,7 @@
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
+#include <gloo/reduce.h>
 
 #include "comm/reduce_sum.h"
 #include "comm/ring_reduce_scatter.h"
@@ -30,7 +31,7 @@ void GlooCommunicator::collective(CollectiveOp op, const void* send, void* recv,
   }
   if (root < 0 || root >= size()) throw Error("collective root " + std::to_string(root) + " outside the world");
   // Reject a dtype that cannot be summed here, on the caller, rather than later on the stream.
-  if (op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter) reduce_sum_fn(dt);
+  if (op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce) reduce_sum_fn(dt);
   be.host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
 }
 
@@ -92,12 +93,26 @@ void gloo_broadcast(const std::shared_ptr<gloo::Context>& ctx, const void* send,
   MG_CHECK_GLOO(gloo::broadcast(opts));
 }
 
+template <typename T>
+void gloo_reduce(const std::shared_ptr<gloo::Context>& ctx, const void* send, void* recv, size_t count, int root,
+                 ReduceFn sum, uint32_t tag, std::chrono::milliseconds timeout) {
+  gloo::ReduceOptions opts(ctx);
+  if (send != recv) opts.setInput(const_cast<T*>(static_cast<const T*>(send)), count);
+  opts.setOutput(static_cast<T*>(recv), count);
+  opts.setRoot(root);
+  opts.setReduceFunction(sum);
+  opts.setTag(tag);
+  opts.setTimeout(timeout);
+  MG_CHECK_GLOO(gloo::reduce(opts));
+}
+
 }  // namespace
 
 void GlooCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
                                 uint32_t tag) {
   if (count == 0) return;
-  const bool reduces = op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter;
+  const bool reduces =
+      op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce;
   const ReduceFn sum = reduces ? reduce_sum_fn(dt) : nullptr;
   const bool wide = dtype_size(dt) == 4;
   switch (op) {
@@ -123,6 +138,14 @@ void GlooCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, s
       }
       wide ? gloo_broadcast<float>(ctx_, send, recv, count, root, tag, timeout_)
            : gloo_broadcast<uint16_t>(ctx_, send, recv, count, root, tag, timeout_);
+      return;
+    case CollectiveOp::Reduce:
+      if (size() == 1) {
+        if (send != recv) std::memcpy(recv, send, count * dtype_size(dt));
+        return;
+      }
+      wide ? gloo_reduce<float>(ctx_, send, recv, count, root, sum, tag, timeout_)
+           : gloo_reduce<uint16_t>(ctx_, send, recv, count, root, sum, tag, timeout_);
       return;
   }
 }

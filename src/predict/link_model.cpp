@@ -210,6 +210,9 @@ LinkModel parse_link(const std::string& text, const std::string& option) {
 LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source) {
   if (!j.is_object() || j.value("tool", "") != "mgbench comm" || !j.contains("results") || !j["results"].is_array())
     throw UsageError(source + ": not a mgbench comm result (no \"tool\": \"mgbench comm\" with results)");
+  if (j.value("allreduce", "ring") != "ring")
+    throw UsageError(source + ": was measured with --allreduce " + j.value("allreduce", "") +
+                     "; a link is described by the ring all-reduce (mgbench comm --op allreduce)");
   std::string transport;
   int ranks = 0;
   // Mean of the in-place and out-of-place times per size (the gradient buckets are all-reduced in place, but

@@ -33,7 +33,9 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
   out.config.overlap = req.step.overlap;
   out.config.allreduce_dtype = req.allreduce_dtype;
   out.config.accum_steps = req.step.accum_steps;
-  out.config.allreduce = req.step.strategy == SyncStrategy::None ? AllreduceMode::None : AllreduceMode::Ring;
+  out.config.allreduce = req.step.strategy == SyncStrategy::None ? AllreduceMode::None
+                          : req.step.strategy == SyncStrategy::Ps ? AllreduceMode::Ps
+                                                                  : AllreduceMode::Ring;
   out.config.command_line = req.command_line;
   out.config.json_path.clear();
   out.config.transports.clear();
@@ -50,7 +52,7 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
   }
   nlohmann::json topo = profile.env.topology.is_object() ? profile.env.topology : nlohmann::json::object();
   topo["prediction"] = {{"profile", req.profile_path},
-                        {"profile_images_per_sec", p.images_per_sec},
+                        {"profile_images_per_sec", p.images_per_sec},  // after --profile-rate
                         {"strategy", sync_strategy_name(req.step.strategy)},
                         {"input_rate_images_per_sec", req.step.input_rate},
                         {"interconnects", links}};

@@ -1,5 +1,8 @@
 #include "predict/step_profile.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include "core/error.h"
 
 namespace mg {
@@ -28,6 +31,19 @@ StepProfile step_profile_from(const RunResult& r, const std::string& source) {
   p.images_per_sec = one->images_per_sec;
   p.layers = one->gradient_layers;
   return p;
+}
+
+void rescale_profile(StepProfile& p, double images_per_sec) {
+  if (!(images_per_sec > 0) || !std::isfinite(images_per_sec))
+    throw UsageError("--profile-rate must be a positive number of images/s");
+  const double step = p.input_wait_s + p.forward_s + p.backward_s + p.optimizer_s;
+  const double f = static_cast<double>(p.batch_per_device * p.accum_steps) / images_per_sec / step;
+  p.input_wait_s *= f;
+  p.forward_s *= f;
+  p.backward_s *= f;
+  p.optimizer_s *= f;
+  for (GradientLayer& l : p.layers) l.ready_s *= f;
+  p.images_per_sec = images_per_sec;
 }
 
 }  // namespace mg

@@ -22,4 +22,9 @@ struct StepProfile {
 // (not --forward-only / --input-only) and carries the gradient profile.
 StepProfile step_profile_from(const RunResult& r, const std::string& source);
 
+// Scales every time of the profile by one factor so that its 1-device rate becomes images_per_sec: the shape of
+// the step (forward/backward/optimizer shares, when each layer's gradients are ready) measured here, the speed
+// of a device one does not have (a published or vendor figure). UsageError unless images_per_sec > 0.
+void rescale_profile(StepProfile& p, double images_per_sec);
+
 }  // namespace mg

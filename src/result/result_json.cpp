@@ -18,7 +18,9 @@ using nlohmann::json;
 namespace {
 
 const char* scaling_name(Scaling s) { return s == Scaling::Weak ? "weak" : "strong"; }
-const char* allreduce_mode_name(AllreduceMode m) { return m == AllreduceMode::Ring ? "ring" : "none"; }
+const char* allreduce_mode_name(AllreduceMode m) {
+  return m == AllreduceMode::Ring ? "ring" : m == AllreduceMode::Ps ? "ps" : "none";
+}
 
 json step_stats_json(const StepStats& s) {
   return {{"median_s", s.median_s}, {"mean_s", s.mean_s},       {"stddev_s", s.stddev_s},
@@ -217,6 +219,7 @@ RunConfig config_from_json(const Reader& rd, const json& j) {
   const std::string mode = rd.get<std::string>(j, w, "allreduce");
   if (mode == "ring") c.allreduce = AllreduceMode::Ring;
   else if (mode == "none") c.allreduce = AllreduceMode::None;
+  else if (mode == "ps") c.allreduce = AllreduceMode::Ps;
   else rd.fail(w + ".allreduce", "unknown all-reduce mode '" + mode + "'");
   c.nccl_algo = rd.get<std::string>(j, w, "nccl_algo");
   c.comm_timeout_s = rd.get<double>(j, w, "comm_timeout_s");

@@ -12,7 +12,8 @@
 namespace mg {
 
 enum class Scaling { Weak, Strong };
-enum class AllreduceMode { Ring, None };
+// Ring: the library's all-reduce; Ps: reduce to rank 0, then broadcast from it (a parameter server); None: none.
+enum class AllreduceMode { Ring, None, Ps };
 
 struct RunConfig {
   // what to train

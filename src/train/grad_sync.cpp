@@ -25,8 +25,9 @@ std::vector<Bucket> plan_buckets(const ParamStore& store, size_t bucket_bytes) {
 }
 
 GradSync::GradSync(Backend& be, Communicator* comm, const ParamStore& store, size_t bucket_bytes, DType wire,
-                   bool overlap)
-    : be_(be), comm_(comm), store_(store), wire_(wire), overlap_(overlap), buckets_(plan_buckets(store, bucket_bytes)) {
+                   bool overlap, bool ps)
+    : be_(be), comm_(comm), store_(store), wire_(wire), overlap_(overlap), ps_(ps),
+      buckets_(plan_buckets(store, bucket_bytes)) {
   launched_.assign(buckets_.size(), false);
   for (size_t b = 0; b < buckets_.size(); ++b) {
     ready_.push_back(be.create_event());
@@ -55,7 +56,11 @@ void GradSync::launch(size_t b) {
   be_.record(*ready_[b], StreamKind::Compute);
   be_.stream_wait(StreamKind::Comm, *ready_[b]);
   be_.record(*start_[b], StreamKind::Comm);
-  comm_->allreduce_sum(buf, n, wire_, be_, StreamKind::Comm);
+  if (ps_) {
+    comm_->ps_allreduce_sum(buf, buf, n, wire_, be_, StreamKind::Comm);
+  } else {
+    comm_->allreduce_sum(buf, n, wire_, be_, StreamKind::Comm);
+  }
   be_.record(*end_[b], StreamKind::Comm);
 }
 

@@ -25,7 +25,9 @@ std::vector<Bucket> plan_buckets(const ParamStore& store, size_t bucket_bytes);
 class GradSync {
  public:
   // comm == nullptr: no exchange (single replica or --allreduce none); buckets still planned for reporting.
-  GradSync(Backend& be, Communicator* comm, const ParamStore& store, size_t bucket_bytes, DType wire, bool overlap);
+  // ps: each bucket is summed on rank 0 and broadcast from it (--allreduce ps) instead of all-reduced.
+  GradSync(Backend& be, Communicator* comm, const ParamStore& store, size_t bucket_bytes, DType wire, bool overlap,
+           bool ps = false);
 
   const std::vector<Bucket>& buckets() const { return buckets_; }
   size_t wire_bytes() const;  // bytes all-reduced per step
@@ -48,6 +50,7 @@ class GradSync {
   const ParamStore& store_;
   DType wire_;
   bool overlap_;
+  bool ps_ = false;
   std::vector<Bucket> buckets_;
   std::vector<bool> launched_;
   std::vector<std::unique_ptr<Event>> ready_, start_, end_;

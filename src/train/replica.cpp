@@ -47,9 +47,9 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
     store_ = std::make_unique<ParamStore>(be, net_->param_shapes());
     store_->initialize(cfg.seed);  // same seed on every replica: identical starting weights
     net_->bind(*store_);
-    Communicator* sync_comm = cfg.allreduce == AllreduceMode::Ring ? comm : nullptr;
+    Communicator* sync_comm = cfg.allreduce != AllreduceMode::None ? comm : nullptr;
     sync_ = std::make_unique<GradSync>(be, sync_comm, *store_, static_cast<size_t>(cfg.bucket_mb * 1048576.0),
-                                       wire_dtype(cfg), cfg.overlap);
+                                       wire_dtype(cfg), cfg.overlap, cfg.allreduce == AllreduceMode::Ps);
     if (train) clock_ = std::make_unique<GradReadyClock>(be, *store_);
   }
   for (int i = 0; i < kCount; ++i) ev_.push_back(be.create_event());
@@ -101,7 +101,7 @@ StepBreakdown Replica::step(int index) {
 
   bool skipped = false;
   if (train) {
-    const bool averaged = comm_ && cfg_.allreduce == AllreduceMode::Ring;
+    const bool averaged = comm_ && cfg_.allreduce != AllreduceMode::None;
     const double replicas = averaged ? comm_->size() : 1;
     if (cfg_.precision == Precision::FP16) {
       Tensor g{store_->grads(), Shape{static_cast<int64_t>(store_->size())}, DType::F32};

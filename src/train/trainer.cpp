@@ -86,7 +86,7 @@ std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image,
       "repeat={}\naccum-steps={}\nbucket-mb={}\noverlap={}\nallreduce={}\nallreduce-dtype={}\nforward-only={}\n"
       "input-only={}\ndata={}\nsynthetic={}\nseed={}\nreplicas-per-process={}",
       c.model, c.num_classes, precision_name(c.precision), device_kind_name(c.device), batch, image, c.steps,
-      c.warmup, c.repeat, c.accum_steps, c.bucket_mb, c.overlap, c.allreduce == AllreduceMode::Ring ? "ring" : "none", c.allreduce_dtype,
+      c.warmup, c.repeat, c.accum_steps, c.bucket_mb, c.overlap, c.allreduce == AllreduceMode::Ring ? "ring" : c.allreduce == AllreduceMode::Ps ? "ps" : "none", c.allreduce_dtype,
       c.forward_only, c.input_only, c.data, c.synthetic_source, c.seed, local);
 }
 

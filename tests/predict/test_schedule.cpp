@@ -153,3 +153,23 @@ TEST_CASE("allreduce_time: ring in one node, NCCL's ring across nodes, and ps") 
 }
 
 }  // namespace mg
+
+namespace mg {
+
+TEST_CASE("rescale_profile keeps the shape of the step and sets its rate") {
+  StepProfile p;
+  p.batch_per_device = 32;
+  p.forward_s = 0.010;
+  p.backward_s = 0.100;
+  p.optimizer_s = 0.005;
+  p.layers = {{1, 256, 0.100}, {4, 262144, 0.060}};
+  rescale_profile(p, 32 / 0.0575);  // half the step time
+  CHECK(p.forward_s == Approx(0.005));
+  CHECK(p.backward_s == Approx(0.050));
+  CHECK(p.optimizer_s == Approx(0.0025));
+  CHECK(p.layers[1].ready_s == Approx(0.030));
+  CHECK(p.images_per_sec == Approx(32 / 0.0575));
+  CHECK_THROWS(rescale_profile(p, 0));
+}
+
+}  // namespace mg

@@ -40,7 +40,9 @@ namespace {
 class CommCommand : public Command {
  public:
   void setup(CLI::App& sub) override {
-    sub.add_option("--op", op_, "collective: allreduce, reducescatter, allgather, broadcast")->capture_default_str();
+    sub.add_option("--op", op_, "collective: allreduce, reducescatter, allgather, broadcast, reduce")->capture_default_str();
+    sub.add_option("--allreduce", strategy_, "how allreduce runs: ring (the library's) or ps (reduce to rank 0, then "
+                                             "broadcast, as a parameter server)")->capture_default_str();
     sub.add_option("-b,--minbytes", min_, "smallest size (bytes, K/M/G suffixes)")->capture_default_str();
     sub.add_option("-e,--maxbytes", max_, "largest size (bytes, K/M/G suffixes)")->capture_default_str();
     sub.add_option("-f,--stepfactor", factor_, "multiply the size by this between steps")->capture_default_str();
@@ -72,6 +74,9 @@ class CommCommand : public Command {
     size_sweep(bench.min_bytes, bench.max_bytes, bench.factor);
     if (warmup_ < 0) throw UsageError("--warmup must be >= 0");
     if (iters_ < 1) throw UsageError("--iters must be >= 1");
+    if (strategy_ != "ring" && strategy_ != "ps") throw UsageError("--allreduce '" + strategy_ + "' is not one of: ring, ps");
+    if (strategy_ == "ps" && op_ != "allreduce") throw UsageError("--allreduce ps applies to --op allreduce");
+    bench.ps = strategy_ == "ps";
     if (!(timeout_s_ > 0)) throw UsageError("--comm-timeout must be positive");
     bench.warmup = warmup_;
     bench.iters = iters_;
@@ -184,15 +189,15 @@ class CommCommand : public Command {
   // Processes launched with different options would time different things or deadlock: compare them.
   std::string fingerprint(DeviceKind kind, int local) const {
     return fmt::format("op={}\nminbytes={}\nmaxbytes={}\nstepfactor={}\nwarmup={}\niters={}\ndtype={}\nroot={}\n"
-                       "transport={}\ndevice={}\nreplicas-per-process={}",
+                       "transport={}\ndevice={}\nreplicas-per-process={}\nallreduce={}",
                        op_, min_, max_, factor_, warmup_, iters_, dtype_, root_, transport_, device_kind_name(kind),
-                       local);
+                       local, strategy_);
   }
 
   void print_table(const std::vector<CommBenchRow>& rows, const std::string& transport, DeviceKind kind, int ranks,
                    const std::string& library) const {
     std::printf("# mgbench comm: %s, %s, %d ranks (%s, %s), transport %s, %d warm-up + %d timed iterations\n",
-                op_.c_str(), dtype_.c_str(), ranks, device_kind_name(kind), library.c_str(), transport.c_str(),
+                (op_ == "allreduce" && strategy_ == "ps" ? "allreduce as ps (reduce to rank 0 + broadcast)" : op_.c_str()), dtype_.c_str(), ranks, device_kind_name(kind), library.c_str(), transport.c_str(),
                 warmup_, iters_);
     std::printf("#%47s %31s\n", "out-of-place", "in-place");
     std::printf("#%12s %12s %5s %9s %7s %7s %6s %9s %7s %7s %6s\n", "size", "count", "type", "time", "algbw",
@@ -220,6 +225,7 @@ class CommCommand : public Command {
     nlohmann::json j;
     j["tool"] = "mgbench comm";
     j["op"] = op_;
+    j["allreduce"] = strategy_;
     j["dtype"] = dtype_;
     j["warmup"] = warmup_;
     j["iters"] = iters_;
@@ -265,6 +271,7 @@ class CommCommand : public Command {
   }
 
   std::string op_ = "allreduce";
+  std::string strategy_ = "ring";
   std::string min_ = "8";
   std::string max_ = "32M";
   double factor_ = 2;

@@ -43,10 +43,13 @@ class PredictCommand final : public Command {
     overlap_opt_ = sub.add_flag("--no-overlap", no_overlap_, "start all-reduce only after the whole backward pass");
     dtype_opt_ = sub.add_option("--allreduce-dtype", dtype_, "fp32 | fp16 | bf16 (default: the profile's)");
     accum_opt_ = sub.add_option("--accum-steps", accum_, "micro-batches per optimizer step (default: the profile's)");
-    sub.add_option("--allreduce", strategy_, "ring | ps | none")->capture_default_str();
+    strategy_opt_ = sub.add_option("--allreduce", strategy_, "ring | ps | none (default: the profile's)");
     sub.add_option("--input-rate", input_rate_,
                    "images/s one node's input pipeline delivers (e.g. from mgbench --input-only); default: "
                    "as fast as the profile saw");
+    rate_opt_ = sub.add_option("--profile-rate", profile_rate_,
+                               "images/s of one device you do not have (e.g. a published figure): the profile's "
+                               "times are scaled to it, keeping the shape of its step");
     sub.add_option("--measured", measured_, "a measured multi-device result to print beside the prediction");
     sub.add_option("--json", json_, "write the prediction (a result file of kind \"prediction\") to FILE");
   }
@@ -60,10 +63,11 @@ class PredictCommand final : public Command {
     if (nics_per_node_ < 0) throw UsageError("--nics-per-node must be at least 1");
     if (!inter_.empty() && !per_node_opt_->count()) throw UsageError("--inter-node needs --gpus-per-node");
     if (!(input_rate_ >= 0) || !std::isfinite(input_rate_)) throw UsageError("--input-rate must be a positive rate");
-    const SyncStrategy strategy = parse_sync_strategy(strategy_);
 
     const RunResult profile = read_result_file(profile_);
-    const StepProfile p = step_profile_from(profile, profile_);
+    StepProfile p = step_profile_from(profile, profile_);
+    const double measured_rate = p.images_per_sec;
+    if (rate_opt_->count()) rescale_profile(p, profile_rate_);
 
     PredictRequest req;
     req.gpus = gpus_;
@@ -77,7 +81,11 @@ class PredictCommand final : public Command {
     o.wire_bytes_per_element = wire_size(req.allreduce_dtype);
     o.accum_steps = accum_opt_->count() ? accum_ : profile.config.accum_steps;
     if (o.accum_steps < 1) throw UsageError("--accum-steps must be at least 1");
-    o.strategy = strategy;
+    const AllreduceMode mode = profile.config.allreduce;
+    o.strategy = strategy_opt_->count() ? parse_sync_strategy(strategy_)
+                 : mode == AllreduceMode::Ps ? SyncStrategy::Ps
+                 : mode == AllreduceMode::None ? SyncStrategy::None
+                                               : SyncStrategy::Ring;
     o.input_rate = input_rate_;
 
     std::optional<LinkModel> inter;
@@ -104,6 +112,9 @@ class PredictCommand final : public Command {
 
     const RunResult out = predict(profile, p, req);
     print(profile, p, req, out, measured);
+    if (rate_opt_->count())
+      std::printf("# profile scaled from %.1f to %.1f images/s on 1 device (--profile-rate)\n", measured_rate,
+                  p.images_per_sec);
     if (!json_.empty()) write_json_atomic(json_, to_json(out));
     return 0;
   }
@@ -167,8 +178,11 @@ class PredictCommand final : public Command {
   std::string dtype_;
   CLI::Option* accum_opt_ = nullptr;
   int accum_ = 1;
+  CLI::Option* strategy_opt_ = nullptr;
   std::string strategy_ = "ring";
   double input_rate_ = 0;
+  CLI::Option* rate_opt_ = nullptr;
+  double profile_rate_ = 0;
   std::string measured_;
   std::string json_;
 };

@@ -105,7 +105,9 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_flag("--no-overlap", o.no_overlap, "start all-reduce only after the whole backward pass");
   app.add_option("--allreduce-dtype", c.allreduce_dtype, "fp32 | fp16 | bf16 (default: fp32 gradients)");
   app.add_option("--accum-steps", c.accum_steps, "micro-batches per replica between all-reduces")->capture_default_str();
-  app.add_option("--allreduce", o.allreduce, "ring | none (independent replicas, no gradient exchange)")->capture_default_str();
+  app.add_option("--allreduce", o.allreduce,
+                 "ring | ps (reduce to rank 0, then broadcast: a parameter server) | none (independent replicas, no "
+                 "gradient exchange)")->capture_default_str();
   app.add_option("--nccl-algo", c.nccl_algo, "ring | tree | auto: sets NCCL_ALGO before NCCL starts");
   app.add_option("--comm-timeout", c.comm_timeout_s, "seconds before a lost rank fails the run")->capture_default_str();
   app.add_option("--transport", o.transports, "transports to compare, e.g. auto,p2p,shm,net (NCCL) or tcp (Gloo)")->delimiter(',');
@@ -143,7 +145,7 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
                      " needs a GPU; on --device cpu use fp32 or bf16");
   }
   c.scaling = pick<Scaling>(o.scaling, "--scaling", {{"weak", Scaling::Weak}, {"strong", Scaling::Strong}});
-  c.allreduce = pick<AllreduceMode>(o.allreduce, "--allreduce", {{"ring", AllreduceMode::Ring}, {"none", AllreduceMode::None}});
+  c.allreduce = pick<AllreduceMode>(o.allreduce, "--allreduce", {{"ring", AllreduceMode::Ring}, {"none", AllreduceMode::None}, {"ps", AllreduceMode::Ps}});
   if (!c.allreduce_dtype.empty()) {
     pick<int>(c.allreduce_dtype, "--allreduce-dtype", {{"fp32", 0}, {"fp16", 1}, {"bf16", 2}});
   }

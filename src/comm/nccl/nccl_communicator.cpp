@@ -148,6 +148,7 @@ class NcclCommunicator final : public Communicator {
       case CollectiveOp::ReduceScatter: r = ncclReduceScatter(send, recv, count, t, ncclSum, comm_, st); break;
       case CollectiveOp::AllGather: r = ncclAllGather(send, recv, count, t, comm_, st); break;
       case CollectiveOp::Broadcast: r = ncclBroadcast(send, recv, count, t, root, comm_, st); break;
+      case CollectiveOp::Reduce: r = ncclReduce(send, recv, count, t, ncclSum, root, comm_, st); break;
     }
     // Non-blocking communicators may still be connecting (NCCL connects lazily on first use).
     if (r == ncclInProgress) r = wait_state(comm_, deadline_after(timeout_s_));
