@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# Published scaling figures predicted from their inputs only: the published 1-GPU rate (or a published compute
+# time) via --profile-rate, the interconnect's specification as a preset or bw=..., and the shape of the
+# ResNet-50 step from a CPU profile of this machine (resnet50_b{64,32}_cpu_profile.json, made with the commands
+# in README.md). No per-case tuning: default buckets (25 MiB) and overlap, as mgbench trains.
+#   MGBENCH=build/mgbench results/predict/published/predict_published.sh
+set -eu
+: "${MGBENCH:?MGBENCH must point at the mgbench binary}"
+cd "$(dirname "$0")"
+# 1. tf_cnn_benchmarks, NVIDIA DGX-1 (8x P100 SXM2, NVLink 1), ResNet-50 v1.5 and v1, batch 64 per GPU.
+"$MGBENCH" predict --profile resnet50_b64_cpu_profile.json --profile-rate 219 --gpus 1,2,4,8 --link nvlink1 \
+  --json tf_dgx1_p100_resnet50v15.json | tee tf_dgx1_p100_resnet50v15.txt
+"$MGBENCH" predict --profile resnet50_b64_cpu_profile.json --profile-rate 142 --gpus 1,2,4,8 --link nvlink1 \
+  --json tf_dgx1_p100_resnet50v1.json | tee tf_dgx1_p100_resnet50v1.txt
+# 2. Goyal et al. 2017: Big Basin servers (8x P100 NVLink each, one 50 Gbit/s Ethernet NIC), ResNet-50, 32 images
+#    per GPU; 1-GPU rate from the paper's 120 ms backward on one P100 and the profile's backward share.
+bwd_share=$(python3 -c "import json; r=json.load(open('resnet50_b32_cpu_profile.json'))['runs'][0]['breakdown']; print(r['backward_s']/(r['input_wait_s']+r['forward_s']+r['backward_s']+r['optimizer_s']))")
+rate=$(python3 -c "print(32 / (0.120 / $bwd_share))")
+echo "# Goyal et al.: backward share of the step $bwd_share -> 1-GPU rate $rate images/s"
+"$MGBENCH" predict --profile resnet50_b32_cpu_profile.json --profile-rate "$rate" --gpus 8,256 --link nvlink1 \
+  --gpus-per-node 8 --inter-node bw=50Gbit,lat=9.6us --nics-per-node 1 --json goyal2017_resnet50.json \
+  | tee goyal2017_resnet50.txt
