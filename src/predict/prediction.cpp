@@ -78,8 +78,7 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
       const double t = s.breakdown.total;
       d.step_time.median_s = d.step_time.mean_s = d.step_time.p5_s = d.step_time.p95_s = t;
       d.step_time.ci95_lo_s = d.step_time.ci95_hi_s = t;
-      d.step_time.samples = 0;
-      d.step_time.ci95_method = "none (predicted)";
+      d.step_time.samples = 0;  // no samples, so no interval: lo = hi = the predicted step
       d.allreduce.library = n > 1 && req.step.strategy != SyncStrategy::None ? sync_strategy_name(req.step.strategy)
                                                                              : "none";
       d.allreduce.dtype = req.allreduce_dtype.empty() ? "fp32" : req.allreduce_dtype;

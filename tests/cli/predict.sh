@@ -39,6 +39,17 @@ assert by[("bw=100Mbit,lat=2ms+ib-ndr", 4)]["allreduce"]["time_s"] >= 6 * 2e-3
 assert d["environment"]["topology"]["prediction"]["interconnects"][0]["inter"]["bandwidth_GBps"] == 50
 PY
 
+# A prediction is a valid result file (docs/result-schema.json), where python3-jsonschema is installed.
+if python3 -c 'import jsonschema' 2>/dev/null; then
+  python3 - "${MG_SOURCE_DIR:-$(dirname "$0")/../..}/docs/result-schema.json" "$TMP/pred.json" "$TMP/profile.json" <<'PY' || fail "schema"
+import json, sys, jsonschema
+schema = json.load(open(sys.argv[1]))
+for f in sys.argv[2:]:
+    errors = sorted(jsonschema.Draft7Validator(schema).iter_errors(json.load(open(f))), key=str)
+    assert not errors, f"{f}: {'/'.join(map(str, errors[0].absolute_path))}: {errors[0].message}"
+PY
+fi
+
 # Options honoured as in a real run: no overlap exposes all communication, a bf16 wire halves the bytes,
 # smaller buckets make more of them (0.002 MiB = 524 fp32 elements: 4 buckets of tiny's 1586).
 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 4 --link bw=1Gbit --no-overlap --json "$TMP/nov.json" >/dev/null || fail "no-overlap"
