@@ -1,58 +1,165 @@
 #!/usr/bin/env bash
-# CI performance-regression gate: run a configs/ preset, compare with its committed baseline, fail on regression.
+# CI performance-regression gate (docs/compare.md).
 #
-#   scripts/ci-regression.sh [--preset NAME] [--update-baseline] [-- extra mgbench args]
+#   scripts/ci-regression.sh --base BIN [--new BIN] [--runs K] [--preset NAME] [--strict] [-- mgbench args]
+#       Interleaved A/B (use this in CI): BASE and NEW binaries (any executables that are mgbench, wrapper
+#       scripts included) run the preset alternately, BASE NEW BASE NEW ..., K times each on this runner, so a
+#       slow period of a shared machine hits both sides; `mgbench compare --paired` judges the ratios of the
+#       run medians of each back-to-back pair.
+#   scripts/ci-regression.sh [--new BIN] [--runs K] [--preset NAME] [--strict]
+#       Committed baseline: without --base, NEW runs the preset with --runs K and is compared with
+#       results/baselines/NAME.json. That compares across time and machines; the report says so.
+#   scripts/ci-regression.sh --update-baseline [--new BIN] [--runs K] [--preset NAME]
+#       Write results/baselines/NAME.json from K runs of NEW (commit it with the reason and the machine).
+#   scripts/ci-regression.sh --calibrate [--new BIN] [--trials N] [--slowdown F] [--runs K] [--preset NAME]
+#       Measure this runner: N interleaved gates of NEW against itself (false alarms) and N against NEW made
+#       slower by the fraction F with mgbench --inject-slowdown (detections, default 0.10); prints both rates.
 #
-#   --preset NAME       configs/NAME.json is run and compared with results/baselines/NAME.json (default ci-smoke)
-#   --update-baseline   write this run as the new baseline instead of comparing (commit it with a note on why)
-#   extra args          passed to the benchmark run, e.g. -- --gpus 1,2,4 (the preset's keys are defaults only)
+#   --preset NAME   configs/NAME.json (default ci-smoke)      --runs K   process runs per side (default 10)
+#   --new BIN       the binary under test (default build/mgbench; also env MGBENCH)
+#   --strict        exit 2 with the reason when --threshold is below the noise floor the runs show
+#   extra args      passed to every benchmark run (the preset's keys are defaults only)
 #
-# Environment: MGBENCH (binary; default build/mgbench), OUT_DIR (reports; default ci-out), COMPARE_ARGS (extra
-# `mgbench compare` options, e.g. "--threshold 10 --alpha 0.01").
-# Writes OUT_DIR/new.json (the result), OUT_DIR/compare.md (for a pull-request comment), OUT_DIR/compare.json.
-# Exit status: 0 no regression, 1 regression, 2 unusable input (missing baseline or preset, bad file), anything
-# else: the benchmark run itself failed. See docs/compare.md for GitHub Actions and GitLab jobs.
+# Environment: OUT_DIR (default ci-out), COMPARE_ARGS (extra `mgbench compare` options, e.g. "--threshold 10").
+# Writes OUT_DIR/base/*.json and OUT_DIR/new/*.json (interleaved) or OUT_DIR/new.json (committed baseline), and
+# OUT_DIR/compare.md (a pull-request comment), OUT_DIR/compare.json. The compare step uses the NEW binary.
+# Exit status: 0 no regression, 1 regression, 2 unusable input (not mgbench, missing preset or baseline, results
+# of different presets or schema versions; nothing written) or --strict and the gate is too noisy; anything
+# else: a benchmark run itself failed.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
-mg=${MGBENCH:-$root/build/mgbench}
+new_bin=${MGBENCH:-$root/build/mgbench}
+base_bin=
 out=${OUT_DIR:-ci-out}
 preset=ci-smoke
-update=0
+runs=10
+mode=gate
+trials=20
+slowdown=0.10
+strict=()
+usage() { echo "ci-regression: $*" >&2; exit 2; }
+need() { [[ $2 -ge 2 ]] || usage "$1 needs a value"; }
 while [[ $# -gt 0 ]]; do
   case $1 in
-    --preset) [[ $# -ge 2 ]] || { echo "ci-regression: --preset needs a name" >&2; exit 2; }; preset=$2; shift 2 ;;
-    --update-baseline) update=1; shift ;;
+    --preset) need "$1" $#; preset=$2; shift 2 ;;
+    --base) need "$1" $#; base_bin=$2; shift 2 ;;
+    --new) need "$1" $#; new_bin=$2; shift 2 ;;
+    --runs) need "$1" $#; runs=$2; shift 2 ;;
+    --trials) need "$1" $#; trials=$2; shift 2 ;;
+    --slowdown) need "$1" $#; slowdown=$2; shift 2 ;;
+    --strict) strict=(--strict); shift ;;
+    --update-baseline) mode=update; shift ;;
+    --calibrate) mode=calibrate; shift ;;
     --) shift; break ;;
-    *) break ;;
+    *) usage "unknown option '$1' (see the header of $0)" ;;
   esac
 done
+extra=("$@")
 config=$root/configs/$preset.json
 baseline=$root/results/baselines/$preset.json
-[[ -x $mg ]] || { echo "ci-regression: $mg is not an executable (build first or set MGBENCH)" >&2; exit 2; }
-[[ -f $config ]] || { echo "ci-regression: no preset $config" >&2; exit 2; }
-mkdir -p "$out"
+[[ $runs =~ ^[0-9]+$ && $runs -ge 1 ]] || usage "--runs expects a count of runs, got '$runs'"
+[[ $trials =~ ^[0-9]+$ && $trials -ge 1 ]] || usage "--trials expects a count, got '$trials'"
+[[ $slowdown =~ ^[0-9]*\.?[0-9]+$ ]] || usage "--slowdown expects a fraction such as 0.10, got '$slowdown'"
+[[ -f $config ]] || usage "no preset $config"
+[[ $mode == gate && -n $base_bin ]] && mode=interleaved
 
-echo "== $mg --config $config --json $out/new.json $*"
-"$mg" --config "$config" --json "$out/new.json" "$@"
+# An executable that says it is mgbench; everything is checked before anything is written.
+check_mgbench() {
+  local bin=$1 what=$2 version
+  [[ -x $bin && ! -d $bin ]] || usage "$what $bin is not an executable file (build first, or pass another)"
+  version=$("$bin" --version 2>/dev/null | head -n 1) || true
+  [[ $version == mgbench\ * ]] || usage "$what $bin is not mgbench ('$bin --version' printed '${version:0:60}')"
+}
+check_mgbench "$new_bin" "NEW"
+[[ -z $base_bin ]] || check_mgbench "$base_bin" "BASE"
+[[ $mode != gate || -f $baseline ]] ||
+  usage "no baseline $baseline: pass --base BIN for an interleaved A/B gate, or create one with --update-baseline"
 
-if [[ $update -eq 1 ]]; then
-  cp "$out/new.json" "$baseline"
-  echo "== baseline updated: $baseline (commit it together with the reason and the machine it ran on)"
-  exit 0
-fi
-if [[ ! -f $baseline ]]; then
-  echo "ci-regression: no baseline $baseline; create one on the CI machine with --update-baseline" >&2
-  exit 2
-fi
+run_one() {  # run_one BIN JSON [args]: one process run of the preset
+  local bin=$1 json=$2
+  shift 2
+  "$bin" --config "$config" --no-progress --json "$json" "$@" "${extra[@]}" >/dev/null
+}
 
-echo "== $mg compare $baseline $out/new.json ${COMPARE_ARGS:-}"
-status=0
-# shellcheck disable=SC2086  # COMPARE_ARGS is a list of options by design
-"$mg" compare "$baseline" "$out/new.json" --markdown "$out/compare.md" --json "$out/compare.json" \
-  ${COMPARE_ARGS:-} || status=$?
+# interleave DIR BASE_BIN NEW_BIN [NEW_ARGS...]: K runs each, alternating, into DIR/base and DIR/new.
+interleave() {
+  local dir=$1 a=$2 b=$3 i
+  shift 3
+  rm -rf "$dir/base" "$dir/new"  # stale files would be pooled as runs
+  mkdir -p "$dir/base" "$dir/new"
+  for ((i = 1; i <= runs; i++)); do
+    local n
+    n=$(printf %02d "$i")
+    run_one "$a" "$dir/base/run-$n.json"
+    run_one "$b" "$dir/new/run-$n.json" "$@"
+  done
+}
+
+compare() {  # compare DIR BASE NEW [options]: exit status of mgbench compare, reports in DIR
+  local dir=$1 b=$2 n=$3 status=0
+  shift 3
+  # shellcheck disable=SC2086  # COMPARE_ARGS is a list of options by design
+  "$new_bin" compare "$b" "$n" --markdown "$dir/compare.md" --json "$dir/compare.json" "${strict[@]}" "$@" \
+    ${COMPARE_ARGS:-} || status=$?
+  return "$status"
+}
+
+started=$SECONDS
+case $mode in
+  interleaved)
+    echo "== interleaved A/B: $runs runs each of $config, alternating BASE=$base_bin NEW=$new_bin"
+    interleave "$out" "$base_bin" "$new_bin"
+    status=0
+    compare "$out" "$out/base" "$out/new" --paired || status=$?
+    ;;
+  gate)
+    echo "== committed baseline $baseline vs $runs runs of $new_bin (across time and machines)"
+    mkdir -p "$out"
+    "$new_bin" --config "$config" --no-progress --runs "$runs" --json "$out/new.json" "${extra[@]}" >/dev/null
+    status=0
+    compare "$out" "$baseline" "$out/new.json" --across-time || status=$?
+    ;;
+  update)
+    mkdir -p "$out"
+    "$new_bin" --config "$config" --no-progress --runs "$runs" --json "$out/new.json" "${extra[@]}"
+    cp "$out/new.json" "$baseline"
+    echo "== baseline updated: $baseline (commit it together with the reason and the machine it ran on)"
+    exit 0
+    ;;
+  calibrate)
+    echo "== calibrating this runner: $trials trials of $runs runs per side; A vs A, and NEW slowed by $slowdown"
+    false_alarms=0 detected=0 unusable=0
+    for ((t = 1; t <= trials; t++)); do
+      dir=$out/calibrate/trial-$(printf %02d "$t")
+      for kind in aa slow; do
+        args=()
+        [[ $kind == slow ]] && args=(--inject-slowdown "$slowdown")
+        interleave "$dir/$kind" "$new_bin" "$new_bin" "${args[@]}"
+        s=0
+        compare "$dir/$kind" "$dir/$kind/base" "$dir/$kind/new" --paired >"$dir/$kind/compare.txt" || s=$?
+        case $kind:$s in
+          aa:1) false_alarms=$((false_alarms + 1)) ;;
+          slow:1) detected=$((detected + 1)) ;;
+          *:0) ;;
+          *) unusable=$((unusable + 1)) ;;
+        esac
+        echo "trial $t $kind: exit $s"
+      done
+    done
+    {
+      echo "runner: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs)"
+      echo "preset: $config, $runs runs per side, interleaved; compare options: ${strict[*]} ${COMPARE_ARGS:-}"
+      echo "false alarms (A vs A judged a regression): $false_alarms of $trials"
+      echo "detected (slowdown $slowdown judged a regression): $detected of $trials"
+      [[ $unusable -eq 0 ]] || echo "comparisons that exited 2 (unusable or --strict): $unusable"
+      echo "wall time: $((SECONDS - started)) s for $((2 * trials)) gates"
+    } | tee "$out/calibrate/summary.txt"
+    exit 0
+    ;;
+esac
 case $status in
-  0) echo "== no performance regression" ;;
-  1) echo "== performance regression (details: $out/compare.md)" ;;
-  *) echo "== compare could not use its input (exit $status)" ;;
+  0) echo "== no performance regression ($((SECONDS - started)) s)" ;;
+  1) echo "== performance regression (details: $out/compare.md; $((SECONDS - started)) s)" ;;
+  *) echo "== compare could not use its input or vouch for its verdict (exit $status)" ;;
 esac
 exit "$status"

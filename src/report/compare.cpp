@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <filesystem>
+#include <cmath>
 #include <map>
 #include <set>
 #include <tuple>
@@ -87,23 +88,87 @@ struct Located {
   const DeviceCountResult* run;
 };
 
-std::map<RunKey, Located> index_runs(const std::vector<LoadedResult>& side, const char* which) {
-  std::map<RunKey, Located> out;
+// One side of one key: the files it came from and their runs pooled (samples concatenated, run_samples marking
+// each process run).
+struct Pooled {
+  std::vector<Located> parts;
+  DeviceCountResult run;
+  double efficiency = 0;  // mean over the files (each computed against its own 1-device entry)
+};
+
+// The settings that define what a preset measures; runs that differ in one of them are not the same benchmark.
+// Tuning knobs that a user may A/B on purpose (bucket size, overlap, wire dtype, data threads) are not here.
+std::string preset_differences(const RunConfig& a, const RunConfig& b) {
+  std::string out;
+  auto add = [&](const char* name, const auto& x, const auto& y) {
+    if (x != y) out += fmt::format("{}{} {} vs {}", out.empty() ? "" : ", ", name, x, y);
+  };
+  add("image-size", a.image_size, b.image_size);
+  add("num-classes", a.num_classes, b.num_classes);
+  add("batch-size", a.batch_size, b.batch_size);
+  add("scaling", a.scaling == Scaling::Weak ? "weak" : "strong", b.scaling == Scaling::Weak ? "weak" : "strong");
+  add("steps", a.steps, b.steps);
+  add("warmup", a.warmup, b.warmup);
+  add("repeat", a.repeat, b.repeat);
+  add("threads", a.threads, b.threads);
+  add("threads-per-replica", a.threads_per_replica, b.threads_per_replica);
+  add("accum-steps", a.accum_steps, b.accum_steps);
+  return out;
+}
+
+std::string entry_differences(const DeviceCountResult& a, const DeviceCountResult& b) {
+  std::string out;
+  if (a.batch_per_device != b.batch_per_device)
+    out += fmt::format("batch per device {} vs {}", a.batch_per_device, b.batch_per_device);
+  if (a.threads_per_replica > 0 && b.threads_per_replica > 0 && a.threads_per_replica != b.threads_per_replica)
+    out += fmt::format("{}threads per replica {} vs {}", out.empty() ? "" : ", ", a.threads_per_replica,
+                       b.threads_per_replica);
+  return out;
+}
+
+void require_same_preset(const Located& a, const Located& b, const std::string& what) {
+  std::string d = preset_differences(a.file->result.config, b.file->result.config);
+  const std::string e = entry_differences(*a.run, *b.run);
+  if (!e.empty()) d += (d.empty() ? "" : ", ") + e;
+  if (!d.empty())
+    throw UsageError(fmt::format("{} ran different presets ({}: {} vs {}); compare runs of one preset", what, d,
+                                 a.file->path, b.file->path));
+}
+
+std::map<RunKey, Pooled> index_runs(const std::vector<LoadedResult>& side, const char* which) {
+  std::map<RunKey, Pooled> out;
   for (const LoadedResult& f : side) {
     for (const DeviceCountResult& r : f.result.runs) {
       const RunKey k = run_key(f.result.config, r);
-      auto [it, inserted] = out.emplace(k, Located{&f, &r});
-      if (!inserted) {
-        throw UsageError(fmt::format("{} side holds run '{}' twice: in {} and in {}", which, k.label(),
-                                     it->second.file->path, f.path));
+      Pooled& p = out[k];
+      const Located here{&f, &r};
+      if (!p.parts.empty()) {
+        require_same_preset(p.parts.front(), here, fmt::format("{} files of run '{}'", which, k.label()));
+        if (f.result.config.inject_slowdown != p.parts.front().file->result.config.inject_slowdown)
+          throw UsageError(fmt::format("{} files {} and {} differ in --inject-slowdown", which,
+                                       p.parts.front().file->path, f.path));
       }
+      p.parts.push_back(here);
     }
+  }
+  for (auto& [k, p] : out) {
+    p.run = *p.parts.front().run;
+    p.run.samples.clear();
+    p.run.run_samples.clear();
+    for (const Located& l : p.parts) {
+      const DeviceCountResult& r = *l.run;
+      p.run.samples.insert(p.run.samples.end(), r.samples.begin(), r.samples.end());
+      if (r.run_samples.empty()) p.run.run_samples.push_back(static_cast<int64_t>(r.samples.size()));
+      else p.run.run_samples.insert(p.run.run_samples.end(), r.run_samples.begin(), r.run_samples.end());
+      p.efficiency += r.scaling_efficiency / static_cast<double>(p.parts.size());
+    }
+    if (p.run.run_samples.size() < 2) p.run.run_samples.clear();
   }
   return out;
 }
 
 // Derived figures (throughput, efficiency) recomputed from each file's raw samples, so a summary that was
-// edited by hand or written by an older mgbench cannot disagree with the samples the U test judges.
+// edited by hand or written by an older mgbench cannot disagree with the samples the test runs on.
 std::vector<LoadedResult> rederive(const std::vector<LoadedResult>& side) {
   std::vector<LoadedResult> out = side;
   for (LoadedResult& f : out) {
@@ -121,14 +186,14 @@ std::vector<double> step_totals(const DeviceCountResult& r) {
   return v;
 }
 
-SideSummary summarize_side(const Located& l) {
-  const DeviceCountResult& r = *l.run;
+SideSummary summarize_side(const Pooled& p) {
+  const DeviceCountResult& r = p.run;
   SideSummary s;
-  s.file = l.file->path;
+  for (const Located& l : p.parts) s.file += (s.file.empty() ? "" : ", ") + l.file->path;
   s.batch_per_device = r.batch_per_device;
-  s.scaling_efficiency = r.scaling_efficiency;
-  // Recomputed from the raw samples rather than trusted from the file, so a hand-edited summary cannot
-  // disagree with the data the test runs on.
+  s.threads_per_replica = r.threads_per_replica;
+  s.inject_slowdown = p.parts.front().file->result.config.inject_slowdown;
+  s.scaling_efficiency = p.efficiency;
   const StepStats st = compute_step_stats(step_totals(r), r.run_samples);
   s.samples = st.samples;
   s.step_median_s = st.median_s;
@@ -142,49 +207,93 @@ SideSummary summarize_side(const Located& l) {
   } else {
     s.median_ips = r.images_per_sec;
   }
+  for (double t : run_median_step_times(r))
+    if (t > 0) s.run_ips.push_back(images / t);
+  s.runs = static_cast<int64_t>(s.run_ips.size());
   double exposed = 0;
   for (const StepBreakdown& b : r.samples) exposed += b.comm_exposed;
   s.comm_exposed_s = r.samples.empty() ? r.breakdown.comm_exposed : exposed / r.samples.size();
   return s;
 }
 
-PairComparison judge(const RunKey& key, const Located& b, const Located& n, const CompareOptions& opt) {
+Verdict decide(bool significant, double ratio, const CompareOptions& opt) {
+  if (significant && ratio < 1 - opt.threshold) return Verdict::Regression;
+  if (significant && ratio > 1 + opt.threshold) return Verdict::Improvement;
+  return Verdict::NoChange;
+}
+
+PairComparison judge(const RunKey& key, const Pooled& b, const Pooled& n, const CompareOptions& opt) {
   PairComparison p;
   p.key = key;
   p.base = summarize_side(b);
   p.next = summarize_side(n);
-  p.ratio = p.base.median_ips > 0 ? p.next.median_ips / p.base.median_ips : 0;
-  if (p.base.batch_per_device != p.next.batch_per_device)
-    p.notes.push_back(fmt::format("batch per device differs ({} vs {})", p.base.batch_per_device,
-                                  p.next.batch_per_device));
+  p.paired = opt.paired;
+  if (opt.paired && p.base.run_ips.size() != p.next.run_ips.size())
+    throw UsageError(fmt::format("--paired: run '{}' has {} BASE runs and {} NEW runs; pairs need as many of each",
+                                 key.label(), p.base.run_ips.size(), p.next.run_ips.size()));
+  p.change = opt.paired ? paired_ratio(p.base.run_ips, p.next.run_ips)
+                        : hodges_lehmann_ratio(p.base.run_ips, p.next.run_ips);
+  p.ratio = p.change.estimate;
+  p.noise = opt.paired ? paired_noise_floor(p.base.run_ips, p.next.run_ips, opt.alpha)
+                       : noise_floor(p.base.run_ips, p.next.run_ips, opt.alpha);
+  if (p.base.inject_slowdown > 0 || p.next.inject_slowdown > 0)
+    p.notes.push_back(fmt::format("calibration: --inject-slowdown {:g} in BASE, {:g} in NEW", p.base.inject_slowdown,
+                                  p.next.inject_slowdown));
 
-  if (p.base.samples < opt.min_samples || p.next.samples < opt.min_samples) {
+  if (p.base.samples < opt.min_samples || p.next.samples < opt.min_samples || p.base.runs == 0 ||
+      p.next.runs == 0) {
     p.verdict = Verdict::InsufficientSamples;
     p.notes.push_back(fmt::format("{} and {} step samples; at least {} per side are needed for a verdict",
                                   p.base.samples, p.next.samples, opt.min_samples));
-  } else {
-    const MannWhitneyResult mw = mann_whitney_u(step_totals(*b.run), step_totals(*n.run));
-    p.p_value = mw.p_value;
-    p.exact = mw.exact;
-    const bool significant = mw.p_value < opt.alpha;
-    if (significant && p.ratio < 1 - opt.threshold) p.verdict = Verdict::Regression;
-    else if (significant && p.ratio > 1 + opt.threshold) p.verdict = Verdict::Improvement;
-    else p.verdict = Verdict::NoChange;
-
-    // Exposed communication that grew noticeably explains a slowdown (or hides inside a no-change) and points
-    // at the interconnect or the bucket schedule rather than the kernels.
-    std::vector<double> be, ne;
-    for (const StepBreakdown& s : b.run->samples) be.push_back(s.comm_exposed);
-    for (const StepBreakdown& s : n.run->samples) ne.push_back(s.comm_exposed);
-    const double growth = p.next.comm_exposed_s - p.base.comm_exposed_s;
-    if (key.devices > 1 && growth > opt.threshold * p.base.step_median_s &&
-        mann_whitney_u(be, ne).p_value < opt.alpha)
-      p.comm_exposed_growth = true;
+    return p;
   }
 
-  // Like the verdict, an efficiency claim needs enough steps behind it.
-  if (p.verdict != Verdict::InsufficientSamples && key.devices > 1 && p.base.scaling_efficiency > 0 &&
-      p.next.scaling_efficiency > 0 &&
+  const int64_t m = p.base.runs, k = p.next.runs;
+  if (m < 2 || k < 2) {
+    p.significance_note = fmt::format("significance not judged: {} vs {} process run(s), a test needs 2 or more per "
+                                      "side; verdict on the threshold alone",
+                                      m, k);
+  } else if (!p.noise.test_can_reject) {
+    p.significance_note = fmt::format("significance not judged: with {} vs {} runs{} the smallest possible p is {:.3g}, "
+                                      "not below alpha {}; verdict on the threshold alone",
+                                      m, k, opt.paired ? " (paired)" : "",
+                                      opt.paired ? smallest_signed_rank_p(m) : smallest_two_sided_p(m, k), opt.alpha);
+  } else {
+    p.significance_judged = true;
+  }
+  if (p.significance_judged) {
+    if (opt.paired) {
+      std::vector<double> d;
+      for (size_t i = 0; i < p.base.run_ips.size(); ++i) d.push_back(std::log(p.next.run_ips[i] / p.base.run_ips[i]));
+      const SignedRankResult sr = wilcoxon_signed_rank(d);
+      p.p_value = sr.p_value;
+      p.exact = sr.exact;
+    } else {
+      const MannWhitneyResult mw = mann_whitney_u(p.base.run_ips, p.next.run_ips);
+      p.p_value = mw.p_value;
+      p.exact = mw.exact;
+    }
+    p.verdict = decide(p.p_value < opt.alpha, p.ratio, opt);
+  } else {
+    p.verdict = decide(true, p.ratio, opt);
+  }
+
+  // The old method, over all pooled step times: a diagnostic only.
+  const MannWhitneyResult steps = mann_whitney_u(step_totals(b.run), step_totals(n.run));
+  p.per_step_p = steps.p_value;
+  p.per_step_verdict =
+      decide(steps.p_value < opt.alpha, p.base.median_ips > 0 ? p.next.median_ips / p.base.median_ips : 0, opt);
+
+  // Exposed communication that grew noticeably explains a slowdown (or hides inside a no-change) and points
+  // at the interconnect or the bucket schedule rather than the kernels. Judged over runs like the verdict.
+  const double growth = p.next.comm_exposed_s - p.base.comm_exposed_s;
+  if (key.devices > 1 && growth > opt.threshold * p.base.step_median_s)
+    p.comm_exposed_growth = !p.significance_judged ||
+                            mann_whitney_u(run_means(b.run, &StepBreakdown::comm_exposed),
+                                           run_means(n.run, &StepBreakdown::comm_exposed))
+                                    .p_value < opt.alpha;
+
+  if (key.devices > 1 && p.base.scaling_efficiency > 0 && p.next.scaling_efficiency > 0 &&
       p.base.scaling_efficiency - p.next.scaling_efficiency > opt.efficiency_threshold)
     p.efficiency_drop = true;
   return p;
@@ -192,21 +301,24 @@ PairComparison judge(const RunKey& key, const Located& b, const Located& n, cons
 
 // A prediction as BASE (`mgbench predict --json`): it has no step samples, so there is no U test; the measured
 // median images/s is judged against the predicted images/s with --threshold alone, and the pair says so.
-bool is_prediction(const Located& l) { return l.file->result.kind == "prediction"; }
+bool is_prediction(const Pooled& p) { return p.parts.front().file->result.kind == "prediction"; }
 
-PairComparison judge_against_prediction(const RunKey& key, const Located& b, const Located& n,
+// A prediction as BASE (`mgbench predict --json`): it has no step samples or process runs, so nothing can be
+// tested; the measured median images/s is judged against the predicted images/s with --threshold alone, and the
+// pair says so.
+PairComparison judge_against_prediction(const RunKey& key, const Pooled& b, const Pooled& n,
                                         const CompareOptions& opt) {
   PairComparison p;
   p.key = key;
   p.base = summarize_side(b);
   p.next = summarize_side(n);
   p.ratio = p.base.median_ips > 0 ? p.next.median_ips / p.base.median_ips : 0;
-  p.notes.push_back(fmt::format("baseline is a prediction (link {}): measured images/s against the predicted "
-                                "value with the threshold only, no U test",
-                                b.run->transport));
-  if (p.ratio < 1 - opt.threshold) p.verdict = Verdict::Regression;
-  else if (p.ratio > 1 + opt.threshold) p.verdict = Verdict::Improvement;
-  else p.verdict = Verdict::NoChange;
+  p.change.estimate = p.ratio;
+  p.significance_note = fmt::format("baseline is a prediction (link {}): measured images/s against the predicted "
+                                    "value, verdict on the threshold alone",
+                                    b.run.transport);
+  p.notes.push_back(p.significance_note);
+  p.verdict = decide(true, p.ratio, opt);
   if (key.devices > 1 && p.base.scaling_efficiency > 0 && p.next.scaling_efficiency > 0 &&
       p.base.scaling_efficiency - p.next.scaling_efficiency > opt.efficiency_threshold)
     p.efficiency_drop = true;
@@ -214,7 +326,7 @@ PairComparison judge_against_prediction(const RunKey& key, const Located& b, con
 }
 
 // A predicted run names its link as transport; it pairs with the one measured run that matches in all else.
-std::map<RunKey, Located>::const_iterator find_measured(const std::map<RunKey, Located>& ni, const RunKey& key) {
+std::map<RunKey, Pooled>::const_iterator find_measured(const std::map<RunKey, Pooled>& ni, const RunKey& key) {
   auto found = ni.end();
   for (auto it = ni.begin(); it != ni.end(); ++it) {
     RunKey k = it->first;
@@ -271,24 +383,49 @@ CompareReport compare_results(const std::vector<LoadedResult>& base, const std::
   for (const LoadedResult& f : base) rep.base_files.push_back(f.path);
   for (const LoadedResult& f : next) rep.new_files.push_back(f.path);
   const std::vector<LoadedResult> base_fresh = rederive(base), next_fresh = rederive(next);
-  const std::map<RunKey, Located> bi = index_runs(base_fresh, "BASE");
-  const std::map<RunKey, Located> ni = index_runs(next_fresh, "NEW");
+  const std::map<RunKey, Pooled> bi = index_runs(base_fresh, "BASE");
+  const std::map<RunKey, Pooled> ni = index_runs(next_fresh, "NEW");
 
   std::set<std::pair<const LoadedResult*, const LoadedResult*>> file_pairs;
   std::set<RunKey> paired;
   for (const auto& [key, b] : bi) {
     auto it = is_prediction(b) ? find_measured(ni, key) : ni.find(key);
     if (it == ni.end()) {
-      rep.only_base.push_back({key, b.file->path});
+      rep.only_base.push_back({key, b.parts.front().file->path});
       continue;
     }
+    // A prediction is not a run of the preset (its steps and warm-up are the profile's): only measured pairs
+    // must have been made alike.
+    if (!is_prediction(b)) require_same_preset(b.parts.front(), it->second.parts.front(), "BASE and NEW");
+  }
+  for (const auto& [key, b] : bi) {
+    auto it = is_prediction(b) ? find_measured(ni, key) : ni.find(key);
+    if (it == ni.end()) continue;
     rep.pairs.push_back(is_prediction(b) ? judge_against_prediction(key, b, it->second, opt)
                                          : judge(key, b, it->second, opt));
     paired.insert(it->first);
-    file_pairs.insert({b.file, it->second.file});
+    file_pairs.insert({b.parts.front().file, it->second.parts.front().file});
   }
   for (const auto& [key, n] : ni)
-    if (!paired.count(key)) rep.only_new.push_back({key, n.file->path});
+    if (!paired.count(key)) rep.only_new.push_back({key, n.parts.front().file->path});
+  for (const PairComparison& p : rep.pairs) {
+    if (p.verdict == Verdict::InsufficientSamples) continue;
+    std::string problem;
+    if (!p.significance_judged) {
+      problem = fmt::format("{}: {}", p.key.label(), p.significance_note);
+    } else if (p.noise.known && opt.threshold < p.noise.min_detectable) {
+      problem = std::isfinite(p.noise.min_detectable)
+                    ? fmt::format("{}: --threshold {:.1f}% is below this comparison's noise floor: the smallest "
+                                  "slowdown it detects with 80% power at {} vs {} runs is {:.1f}%",
+                                  p.key.label(), 100 * opt.threshold, p.base.runs, p.next.runs,
+                                  100 * p.noise.min_detectable)
+                    : fmt::format("{}: no slowdown is detectable at {} vs {} runs", p.key.label(), p.base.runs,
+                                  p.next.runs);
+    }
+    if (problem.empty()) continue;
+    rep.noise_warnings.push_back(problem);
+    if (opt.strict && rep.strict_failure.empty()) rep.strict_failure = "--strict: " + problem;
+  }
   for (const auto& [b, n] : file_pairs) environment_warnings(*b, *n, rep.warnings);
   return rep;
 }

@@ -1,5 +1,8 @@
 #include "report/compare_output.h"
 
+#include <algorithm>
+#include <cmath>
+
 #include <fmt/format.h>
 
 namespace mg {
@@ -15,6 +18,7 @@ std::string ips_with_ci(const SideSummary& s) {
 }
 
 std::string p_cell(const PairComparison& p) {
+  if (p.verdict != Verdict::InsufficientSamples && !p.significance_judged) return "n/a";
   if (p.p_value < 0) return "-";
   return p.p_value < 1e-4 ? fmt::format("{:.1e}", p.p_value) : fmt::format("{:.4f}", p.p_value);
 }
@@ -33,21 +37,62 @@ std::string flags(const PairComparison& p) {
 
 std::string verdict_cell(const PairComparison& p) {
   if (p.verdict != Verdict::Regression && p.efficiency_drop) return "regression (efficiency)";
+  if (p.verdict != Verdict::InsufficientSamples && !p.significance_judged)
+    return std::string(verdict_name(p.verdict)) + " (threshold only)";
   return verdict_name(p.verdict);
 }
 
+std::string ratio_cell(const PairComparison& p) {
+  if (p.change.coverage > 0)
+    return fmt::format("{:.3f} [{:.3f}, {:.3f}]", p.ratio, p.change.lo, p.change.hi);
+  return fmt::format("{:.3f}", p.ratio);
+}
+
+std::string runs_cell(const PairComparison& p) { return fmt::format("{}/{}", p.base.runs, p.next.runs); }
+
+// One line per pair on what the comparison can see: the gate's own noise.
+std::string noise_line(const PairComparison& p, double alpha) {
+  if (p.verdict == Verdict::InsufficientSamples) return "";
+  if (!p.noise.known)
+    return fmt::format("noise {}: unknown with {} vs {} run(s); significance not judged, verdict on the threshold "
+                       "alone",
+                       p.key.label(), p.base.runs, p.next.runs);
+  const std::string floor = std::isfinite(p.noise.min_detectable)
+                                ? fmt::format("{:.1f}%", 100 * p.noise.min_detectable)
+                                : std::string("none (too few runs for the test)");
+  return fmt::format("noise {}: one run varies by {:.1f}% ({}), A vs A stays within +-{:.1f}% at {} vs {} runs "
+                     "(95%), smallest detectable slowdown {} (80% power, alpha {})",
+                     p.key.label(), 100 * p.noise.run_spread,
+                     p.paired ? "sd of the pair log-ratios / sqrt 2" : "sd of log run medians", 100 * p.noise.a_vs_a_band,
+                     p.base.runs, p.next.runs, floor, alpha);
+}
+
+const char* kAcrossTime =
+    "BASE is a committed baseline: this compares across time and possibly machines, so a slow or fast period of "
+    "the runner counts as a change; the interleaved mode (scripts/ci-regression.sh --base BIN --new BIN) does not";
+
 std::string summary_line(const CompareReport& r) {
+  const bool threshold_only = std::any_of(r.pairs.begin(), r.pairs.end(), [](const PairComparison& p) {
+    return p.verdict != Verdict::InsufficientSamples && !p.significance_judged;
+  });
   return fmt::format(
       "{} regression(s), {} improvement(s), {} no change, {} insufficient samples; {} only in BASE, {} only in "
-      "NEW (alpha {}, threshold {:.1f}%, efficiency threshold {:.1f} points)",
+      "NEW (alpha {}, threshold {:.1f}%, efficiency threshold {:.1f} points; {})",
       r.count(Verdict::Regression), r.count(Verdict::Improvement), r.count(Verdict::NoChange),
       r.count(Verdict::InsufficientSamples), r.only_base.size(), r.only_new.size(), r.options.alpha,
-      100 * r.options.threshold, 100 * r.options.efficiency_threshold);
+      100 * r.options.threshold, 100 * r.options.efficiency_threshold,
+      threshold_only   ? "significance NOT judged for some runs: threshold only"
+      : r.options.paired ? "tested on pairs of process-run medians"
+                         : "tested on process-run medians");
 }
 
 json side_json(const SideSummary& s) {
   return {{"file", s.file},
           {"samples", s.samples},
+          {"runs", s.runs},
+          {"run_images_per_sec", s.run_ips},
+          {"threads_per_replica", s.threads_per_replica},
+          {"inject_slowdown", s.inject_slowdown},
           {"batch_per_device", s.batch_per_device},
           {"median_images_per_sec", s.median_ips},
           {"images_per_sec_ci95", {s.ips_ci_lo, s.ips_ci_hi}},
@@ -68,11 +113,19 @@ json key_json(const RunKey& k) {
 std::string format_compare_table(const CompareReport& r) {
   size_t wk = 3;
   for (const PairComparison& p : r.pairs) wk = std::max(wk, p.key.label().size());
-  std::string out = fmt::format("{:<{}}  {:>28}  {:>28}  {:>7}  {:>8}  {:<23}  {}\n", "run", wk,
-                                "BASE img/s [95% CI]", "NEW img/s [95% CI]", "ratio", "p", "verdict", "flags");
+  std::string out;
+  if (r.options.across_time) out += std::string("note: ") + kAcrossTime + "\n";
+  out += fmt::format("{:<{}}  {:>26}  {:>26}  {:>5}  {:>23}  {:>8}  {:<28}  {}\n", "run", wk, "BASE img/s [95% CI]",
+                     "NEW img/s [95% CI]", "runs", "ratio [95% CI]", "p", "verdict", "flags");
   for (const PairComparison& p : r.pairs)
-    out += fmt::format("{:<{}}  {:>28}  {:>28}  {:>7.3f}  {:>8}  {:<23}  {}\n", p.key.label(), wk,
-                       ips_with_ci(p.base), ips_with_ci(p.next), p.ratio, p_cell(p), verdict_cell(p), flags(p));
+    out += fmt::format("{:<{}}  {:>26}  {:>26}  {:>5}  {:>23}  {:>8}  {:<28}  {}\n", p.key.label(), wk,
+                       ips_with_ci(p.base), ips_with_ci(p.next), runs_cell(p), ratio_cell(p), p_cell(p),
+                       verdict_cell(p), flags(p));
+  for (const PairComparison& p : r.pairs) {
+    const std::string n = noise_line(p, r.options.alpha);
+    if (!n.empty()) out += n + "\n";
+  }
+  for (const std::string& w : r.noise_warnings) out += "warning: " + w + "\n";
   for (const auto& [k, f] : r.only_base) out += fmt::format("only in BASE: {} ({})\n", k.label(), f);
   for (const auto& [k, f] : r.only_new) out += fmt::format("only in NEW: {} ({})\n", k.label(), f);
   for (const std::string& w : r.warnings) out += "warning: " + w + "\n";
@@ -82,15 +135,22 @@ std::string format_compare_table(const CompareReport& r) {
 
 std::string format_compare_markdown(const CompareReport& r) {
   std::string out = fmt::format("### mgbench compare: {}\n\n", r.regression() ? "regression" : "no regression");
-  out += "| run | BASE img/s [95% CI] | NEW img/s [95% CI] | ratio | p | verdict | flags |\n";
-  out += "|---|---:|---:|---:|---:|---|---|\n";
+  if (r.options.across_time) out += std::string("> ") + kAcrossTime + ".\n\n";
+  out += "| run | BASE img/s [95% CI] | NEW img/s [95% CI] | runs | ratio [95% CI] | p | verdict | flags |\n";
+  out += "|---|---:|---:|---:|---:|---:|---|---|\n";
   for (const PairComparison& p : r.pairs) {
     const std::string verdict = p.verdict == Verdict::Regression || p.efficiency_drop
                                     ? "**" + verdict_cell(p) + "**"
                                     : verdict_cell(p);
-    out += fmt::format("| {} | {} | {} | {:.3f} | {} | {} | {} |\n", p.key.label(), ips_with_ci(p.base),
-                       ips_with_ci(p.next), p.ratio, p_cell(p), verdict, flags(p));
+    out += fmt::format("| {} | {} | {} | {} | {} | {} | {} | {} |\n", p.key.label(), ips_with_ci(p.base),
+                       ips_with_ci(p.next), runs_cell(p), ratio_cell(p), p_cell(p), verdict, flags(p));
   }
+  out += "\n";
+  for (const PairComparison& p : r.pairs) {
+    const std::string n = noise_line(p, r.options.alpha);
+    if (!n.empty()) out += "- " + n + "\n";
+  }
+  for (const std::string& w : r.noise_warnings) out += "- **warning**: " + w + "\n";
   if (!r.only_base.empty() || !r.only_new.empty()) {
     out += "\nRuns on one side only:\n\n";
     for (const auto& [k, f] : r.only_base) out += fmt::format("- BASE only: `{}` ({})\n", k.label(), f);
@@ -111,9 +171,27 @@ json compare_to_json(const CompareReport& r) {
                      {"base", side_json(p.base)},
                      {"new", side_json(p.next)},
                      {"ratio", p.ratio},
+                     {"ratio_ci95", {p.change.lo, p.change.hi}},
+                     {"ratio_ci_coverage", p.change.coverage},
+                     {"method", !p.significance_judged ? "threshold only"
+                                : p.paired              ? "paired run medians (Wilcoxon signed-rank)"
+                                                        : "run medians (Mann-Whitney)"},
+                     {"significance_judged", p.significance_judged},
+                     {"significance_note", p.significance_note},
                      {"p_value", p.p_value < 0 ? json(nullptr) : json(p.p_value)},
                      {"exact", p.exact},
                      {"verdict", verdict_name(p.verdict)},
+                     {"noise",
+                      {{"known", p.noise.known},
+                       {"run_spread", p.noise.run_spread},
+                       {"a_vs_a_band", p.noise.a_vs_a_band},
+                       {"min_detectable_slowdown",
+                        std::isfinite(p.noise.min_detectable) ? json(p.noise.min_detectable) : json(nullptr)},
+                       {"test_can_reject", p.noise.test_can_reject}}},
+                     {"per_step_diagnostic",
+                      {{"note", "old method (U test over pooled step times); not used for the verdict"},
+                       {"p_value", p.per_step_p < 0 ? json(nullptr) : json(p.per_step_p)},
+                       {"verdict", verdict_name(p.per_step_verdict)}}},
                      {"efficiency_drop", p.efficiency_drop},
                      {"comm_exposed_growth", p.comm_exposed_growth},
                      {"notes", p.notes}});
@@ -128,13 +206,18 @@ json compare_to_json(const CompareReport& r) {
            {{"alpha", r.options.alpha},
             {"threshold", r.options.threshold},
             {"efficiency_threshold", r.options.efficiency_threshold},
-            {"min_samples", r.options.min_samples}}},
+            {"min_samples", r.options.min_samples},
+            {"strict", r.options.strict},
+            {"across_time", r.options.across_time},
+            {"paired", r.options.paired}}},
           {"base_files", r.base_files},
           {"new_files", r.new_files},
           {"pairs", pairs},
           {"only_base", one_side(r.only_base)},
           {"only_new", one_side(r.only_new)},
           {"warnings", r.warnings},
+          {"noise_warnings", r.noise_warnings},
+          {"strict_failure", r.strict_failure},
           {"regression", r.regression()},
           {"exit_status", r.exit_status()}};
 }

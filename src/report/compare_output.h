@@ -9,7 +9,7 @@
 
 namespace mg {
 
-constexpr int kCompareSchemaVersion = 1;
+constexpr int kCompareSchemaVersion = 2;  // 2: verdicts from run medians, noise floor
 
 std::string format_compare_table(const CompareReport& r);
 std::string format_compare_markdown(const CompareReport& r);

@@ -86,6 +86,7 @@ json run_json(const DeviceCountResult& r) {
           {"transport_env", r.transport_env},
           {"batch_per_device", r.batch_per_device},
           {"global_batch", r.global_batch},
+          {"threads_per_replica", r.threads_per_replica},
           {"images_per_sec", r.images_per_sec},
           {"images_per_sec_per_device", r.images_per_sec_per_device},
           {"scaling_efficiency", r.scaling_efficiency},
@@ -202,6 +203,7 @@ RunConfig config_from_json(const Reader& rd, const json& j) {
   c.runs = rd.get_or<int>(j, w, "runs", 1);
   c.forward_only = rd.get<bool>(j, w, "forward_only");
   c.input_only = rd.get<bool>(j, w, "input_only");
+  c.inject_slowdown = rd.get_or<double>(j, w, "inject_slowdown", 0.0);
   c.lr = rd.get<float>(j, w, "lr");
   c.momentum = rd.get<float>(j, w, "momentum");
   c.weight_decay = rd.get<float>(j, w, "weight_decay");
@@ -302,6 +304,7 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
   r.transport_env = rd.get<std::map<std::string, std::string>>(j, w, "transport_env");
   r.batch_per_device = rd.get<int64_t>(j, w, "batch_per_device");
   r.global_batch = rd.get<int64_t>(j, w, "global_batch");
+  r.threads_per_replica = rd.get_or<int>(j, w, "threads_per_replica", 0);
   r.images_per_sec = rd.get<double>(j, w, "images_per_sec");
   r.images_per_sec_per_device = rd.get<double>(j, w, "images_per_sec_per_device");
   r.scaling_efficiency = rd.get<double>(j, w, "scaling_efficiency");
@@ -384,6 +387,7 @@ json to_json(const RunConfig& c) {
           {"runs", c.runs},
           {"forward_only", c.forward_only},
           {"input_only", c.input_only},
+          {"inject_slowdown", c.inject_slowdown},
           {"lr", c.lr},
           {"momentum", c.momentum},
           {"weight_decay", c.weight_decay},

@@ -93,6 +93,7 @@ struct DeviceCountResult {
   std::map<std::string, std::string> transport_env;  // variables this entry set
   int64_t batch_per_device = 0;
   int64_t global_batch = 0;  // images per optimizer step over all devices (includes accum_steps)
+  int threads_per_replica = 0;  // CPU threads each replica computed on (0: not recorded, or a GPU run)
   double images_per_sec = 0;
   double images_per_sec_per_device = 0;
   double scaling_efficiency = 0;  // vs devices=1 of the same transport; 1.0 for the baseline

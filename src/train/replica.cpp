@@ -1,5 +1,6 @@
 #include "train/replica.h"
 
+#include <chrono>
 #include <cmath>
 #include <string>
 
@@ -28,6 +29,18 @@ DataSpec data_spec(const RunConfig& cfg, ReplicaPlacement where, int64_t batch, 
   s.threads = cfg.data_threads;
   s.skip_bad_images = cfg.skip_bad_images;
   return s;
+}
+
+// --inject-slowdown (calibration): wait for the step's device work, then busy-wait the set fraction of the time
+// it took, so the step's recorded end moves by that fraction on any backend. Busy, not sleeping, so the injected
+// time competes for the core the way real extra work does.
+void inject_slowdown(Backend& be, double fraction, std::chrono::steady_clock::time_point start) {
+  using clock = std::chrono::steady_clock;
+  be.synchronize(StreamKind::Compute);
+  const auto took = std::chrono::duration<double>(clock::now() - start);
+  const auto until = clock::now() + std::chrono::duration_cast<clock::duration>(took * fraction);
+  while (clock::now() < until) {
+  }
 }
 
 }  // namespace
@@ -74,6 +87,7 @@ Event& Replica::new_base_event() {
 StepBreakdown Replica::step(int index) {
   const bool train = !cfg_.forward_only && !cfg_.input_only;
   const int K = cfg_.accum_steps;
+  const auto host_start = std::chrono::steady_clock::now();
   be_.record(*ev_[kStart], StreamKind::Compute);
   copies_.clear();
   for (int k = 0; k < K; ++k) {
@@ -113,6 +127,7 @@ StepBreakdown Replica::step(int index) {
                      cfg_.momentum, cfg_.weight_decay, grad_scale);
     }
   }
+  if (cfg_.inject_slowdown > 0) inject_slowdown(be_, cfg_.inject_slowdown, host_start);
   be_.record(*ev_[kOptEnd], StreamKind::Compute);
   be_.synchronize(*ev_[kOptEnd]);
   be_.synchronize(StreamKind::Comm);  // surfaces a failed collective

@@ -238,6 +238,7 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
   r.transport_env = req.transport_env;
   r.batch_per_device = batch;
   r.global_batch = batch * world * cfg.accum_steps;
+  r.threads_per_replica = cfg.device == DeviceKind::Cpu ? bopt.threads : 0;
   r.input_only = cfg.input_only;
   r.samples.resize(n);
   const size_t nb = outs[0].bucket_bytes.size();

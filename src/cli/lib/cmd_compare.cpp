@@ -1,6 +1,7 @@
-// `mgbench compare BASE NEW [--alpha A] [--threshold P%] [--efficiency-threshold POINTS] [--markdown FILE]
-// [--json FILE] [--html FILE]`: BASE and NEW are result files or folders of them (docs/compare.md). Exit status 0 when no
-// run regressed, 1 when at least one did, 2 for unusable input (one line naming the file or option).
+// `mgbench compare BASE NEW [--alpha A] [--threshold P%] [--efficiency-threshold POINTS] [--strict]
+// [--across-time] [--paired] [--markdown FILE] [--json FILE] [--html FILE]`: BASE and NEW are result files or folders of them
+// (docs/compare.md). Exit status 0 when no run regressed, 1 when at least one did, 2 for unusable input (one line
+// naming the file or option) and, under --strict, when the comparison cannot vouch for its verdicts.
 #include <cstdio>
 #include <string>
 
@@ -37,9 +38,11 @@ class CompareCommand final : public Command {
  public:
   void setup(CLI::App& sub) override {
     sub.description(
-        "Compare two results (files or folders of them) run by run and decide regressions: a change counts when a "
-        "Mann-Whitney U test on the step times is significant at --alpha and the median images/s moves by more "
-        "than --threshold. Exit 0: no regression, 1: regression, 2: unusable input");
+        "Compare two results (files or folders of them) and decide regressions. The process run is the unit "
+        "(--runs, or several files per side): a change counts when a Mann-Whitney test on the run medians is "
+        "significant at --alpha and the throughput ratio moves by more than --threshold; with one run per side "
+        "significance cannot be judged and the threshold alone decides (labelled so). Exit 0: no regression, "
+        "1: regression, 2: unusable input (or --strict and the noise floor is above the threshold)");
     sub.add_option("base", base_, "Baseline result file, or a folder of them")->required();
     sub.add_option("new", new_, "New result file, or a folder of them")->required();
     sub.add_option("--alpha", opt_.alpha, "Significance level of the U test")->capture_default_str();
@@ -51,6 +54,14 @@ class CompareCommand final : public Command {
     sub.add_option("--min-samples", opt_.min_samples,
                    "Step samples needed on each side for a verdict (fewer: 'insufficient samples')")
         ->capture_default_str();
+    sub.add_flag("--strict", opt_.strict,
+                 "Exit 2 with the reason when --threshold is below the smallest slowdown these runs can detect, or "
+                 "significance cannot be judged (too few runs)");
+    sub.add_flag("--paired", opt_.paired,
+                 "Run i of BASE and of NEW were made back to back (interleaved A/B, files sorted by name): test the "
+                 "per-pair ratios (Wilcoxon signed-rank), which cancels slow periods of the machine");
+    sub.add_flag("--across-time", opt_.across_time,
+                 "BASE is a committed baseline from another time (and maybe machine): every output says so");
     sub.add_option("--markdown", markdown_path_, "Also write the report as Markdown (a pull-request comment)");
     sub.add_option("--json", json_path_, "Also write the report as JSON");
     sub.add_option("--html", html_path_, "Also write the report as a self-contained HTML page (ratio plot)");
@@ -74,6 +85,7 @@ class CompareCommand final : public Command {
       in.compares.back().label = "compare";
       write_html_report(html_path_, in);
     }
+    if (!report.strict_failure.empty()) std::fprintf(stderr, "mgbench: %s\n", report.strict_failure.c_str());
     return report.exit_status();
   }
 

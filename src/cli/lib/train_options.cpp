@@ -88,6 +88,9 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
                  "step-time CI then includes the spread between runs")->capture_default_str();
   app.add_flag("--forward-only", c.forward_only, "benchmark inference (forward pass only)");
   app.add_flag("--input-only", c.input_only, "run the input pipeline only (decode, augment, stage), no training");
+  app.add_option("--inject-slowdown", c.inject_slowdown,
+                 "calibration only: make every timed step slower by this fraction of its own time (busy-wait), "
+                 "e.g. 0.10; recorded in the result (scripts/ci-regression.sh --calibrate)");
   app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
   app.add_option("--image-size", c.image_size, "input height and width (default: the model's)");
   app.add_option("--num-classes", c.num_classes, "classifier outputs")->capture_default_str();
@@ -175,6 +178,8 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   if (!(c.lr >= 0) || !(c.momentum >= 0) || !(c.weight_decay >= 0)) throw UsageError("--lr, --momentum and --weight-decay must be >= 0");
   if (!(c.loss_scale >= 1)) throw UsageError("--loss-scale must be >= 1");
   if (c.forward_only && c.input_only) throw UsageError("--forward-only and --input-only exclude each other");
+  if (!(c.inject_slowdown >= 0) || c.inject_slowdown > 10)
+    throw UsageError("--inject-slowdown must be a fraction between 0 and 10, e.g. 0.10");
 
   if (!o.gpus.empty()) {
     c.device_counts = parse_ints(o.gpus, "--gpus");
