@@ -1,44 +1,63 @@
 #!/usr/bin/env bash
-# CPU speed check (issue 2/3): mgbench vs PyTorch's own training loop in the same run, same machine, model,
-# batch and thread count. Writes both JSONs, a summary and the full log under OUT (default results/cpu/<date>).
-#   scripts/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]
+# CPU speed check: mgbench vs PyTorch (the project's own reference loop, scripts/torch_reference.py) on the same
+# machine, model, batch and thread count, in ROUNDS alternating rounds (mgbench, PyTorch NCHW, PyTorch
+# channels-last, then again), so a slow period of a shared machine hits every side. Each side's figure is the
+# median over rounds of its per-run median step rate (batch / median step time); images over wall time is shown
+# beside it. Raw JSON of every run, a summary and the full log go under OUT (default results/cpu/<date>-...).
+#   scripts/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH
 # Needs Debian's python3-torch and python3-torchvision (apt-get install them; /usr/bin/python3 is used).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 model=${1:-resnet50}; batch=${2:-16}; steps=${3:-10}
 threads=${THREADS:-$(nproc)}
+rounds=${ROUNDS:-3}
 out=${OUT:-$root/results/cpu/$(date +%Y-%m-%d)-$model-b$batch}
 mg=${MGBENCH:-$root/build/mgbench}
-anchor=${ANCHOR:-$root/../shared/anchors/torch_gpu_train.py}
+ref=$root/scripts/torch_reference.py
+[[ -x $mg ]] || { echo "bench-cpu-vs-torch: no mgbench binary at $mg (build first or set MGBENCH)" >&2; exit 2; }
+/usr/bin/python3 -c "import torch, torchvision" 2>/dev/null ||
+  { echo "bench-cpu-vs-torch: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 2; }
 mkdir -p "$out"
 log="$out/log.txt"
 {
-  echo "# $(date -u +%FT%TZ) on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) ($(nproc) CPUs)"
-  echo "# mgbench: $("$mg" --version | head -1)"
-  echo "\$ $mg --device cpu --gpus 1 --model $model --batch-size $batch --steps $steps --warmup 3 --threads $threads"
-  "$mg" --device cpu --gpus 1 --model "$model" --batch-size "$batch" --steps "$steps" --warmup 3 \
-    --threads "$threads" --no-progress --json "$out/mgbench.json"
-  echo "\$ OMP_NUM_THREADS=$threads /usr/bin/python3 $anchor --device cpu --model $model --batch $batch --steps $steps --warmup 3"
-  OMP_NUM_THREADS=$threads /usr/bin/python3 "$anchor" --device cpu --model "$model" --batch "$batch" \
-    --steps "$steps" --warmup 3 | tee "$out/torch.json"
-  if [[ "${DDP:-0}" == 1 ]]; then
-    echo "\$ mgbench 2 CPU replicas (threads) vs PyTorch DDP gloo, 2 processes, same per-replica batch"
-    "$mg" --device cpu --gpus 2 --no-baseline --model "$model" --batch-size "$batch" --steps "$steps" --warmup 3 \
-      --threads "$threads" --no-progress --json "$out/mgbench-2.json"
-    /usr/bin/python3 "$root/scripts/torch_ddp_cpu.py" --model "$model" --batch "$batch" --steps "$steps" \
-      --threads "$threads" | tee "$out/torch-ddp.json"
-  fi
+  echo "# $(date -u +%FT%TZ) on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs)"
+  echo "# mgbench: $("$mg" --version | head -1); torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)')"
+  echo "# $model, batch $batch, $steps timed steps after 3 warm-up, $threads threads, $rounds alternating rounds"
+  for ((r = 1; r <= rounds; r++)); do
+    echo "\$ [round $r] $mg --device cpu --gpus 1 --model $model --batch-size $batch --steps $steps --warmup 3 --threads $threads"
+    "$mg" --device cpu --gpus 1 --model "$model" --batch-size "$batch" --steps "$steps" --warmup 3 \
+      --threads "$threads" --no-progress --json "$out/mgbench-$r.json"
+    for layout in nchw channels-last; do
+      flag=()
+      [[ $layout == channels-last ]] && flag=(--channels-last)
+      echo "\$ [round $r] /usr/bin/python3 $ref --device cpu --model $model --batch $batch --steps $steps --warmup 3 --threads $threads ${flag[*]}"
+      /usr/bin/python3 "$ref" --device cpu --model "$model" --batch "$batch" --steps "$steps" --warmup 3 \
+        --threads "$threads" "${flag[@]}" | tee "$out/torch-$layout-$r.json"
+    done
+  done
 } 2>&1 | tee "$log"
-python3 - "$out" <<'PY' | tee -a "$log"
-import json, os, sys
-out = sys.argv[1]
-m = json.load(open(os.path.join(out, "mgbench.json")))["runs"][0]["images_per_sec"]
-t = json.loads(open(os.path.join(out, "torch.json")).read().strip().splitlines()[-1])["images_per_sec"]
-line = f"1 replica: mgbench {m:.2f} img/s, pytorch {t:.2f} img/s, ratio {m/t:.3f}"
-if os.path.exists(os.path.join(out, "mgbench-2.json")):
-    m2 = json.load(open(os.path.join(out, "mgbench-2.json")))["runs"][-1]["images_per_sec"]
-    t2 = json.loads(open(os.path.join(out, "torch-ddp.json")).read().strip().splitlines()[-1])["images_per_sec"]
-    line += f"\n2 replicas: mgbench {m2:.2f} img/s, pytorch DDP(gloo) {t2:.2f} img/s, ratio {m2/t2:.3f}"
-print(line)
-open(os.path.join(out, "summary.txt"), "w").write(line + "\n")
+python3 - "$out" "$rounds" <<'PY' | tee -a "$log"
+import json, os, statistics, sys
+out, rounds = sys.argv[1], int(sys.argv[2])
+def last_json(path):
+    return json.loads(open(path).read().strip().splitlines()[-1])
+sides = {"mgbench": [], "pytorch NCHW": [], "pytorch channels-last": []}
+for r in range(1, rounds + 1):
+    m = json.load(open(os.path.join(out, f"mgbench-{r}.json")))
+    run = m["runs"][0]
+    sides["mgbench"].append((run["global_batch"] / run["step_time"]["median_s"], run["images_per_sec"]))
+    for name, layout in (("pytorch NCHW", "nchw"), ("pytorch channels-last", "channels-last")):
+        t = last_json(os.path.join(out, f"torch-{layout}-{r}.json"))
+        sides[name].append((t["images_per_sec_at_median"], t["images_per_sec"]))
+cpu = json.load(open(os.path.join(out, "mgbench-1.json")))["environment"]["cpu"]
+lines = [f"CPU: {cpu}; {rounds} alternating rounds; img/s = batch / median step time (median over rounds), "
+         "[images over wall time], per round"]
+ref = statistics.median(x[0] for x in sides["mgbench"])
+for name, v in sides.items():
+    med = statistics.median(x[0] for x in v)
+    per = ", ".join(f"{a:.2f} [{b:.2f}]" for a, b in v)
+    lines.append(f"{name}: {med:.2f} img/s (mgbench / this = {ref / med:.3f}); rounds: {per}")
+text = "\n".join(lines)
+print(text)
+open(os.path.join(out, "summary.txt"), "w").write(text + "\n")
 PY
