@@ -3,9 +3,10 @@
 # on a generated folder of 224x224 JPEGs (and the same images packed into a .mgrec file). No training runs, so
 # this is the ceiling the input sets on training throughput (`mgbench --input-only`).
 #
-# The figure is the steady-state rate: global batch / median step time, after WARMUP steps that drain the batches
-# the stager and decode workers prefetch before timing starts (those are not free: they were decoded before the
-# clock started). Total images over total time is printed beside it for contrast. Raw JSON per run under OUT.
+# The figure is the steady-state rate: images over time of the STEPS timed steps that follow WARMUP steps, which
+# drain the batches the stager and decode workers prefetch before timing starts (those were decoded before the
+# clock started, so counting them would make the input look faster than it can sustain). The rate at the median
+# step (global batch / median step time) is printed beside it. Raw JSON per run under OUT.
 #
 # usage: scripts/bench-input.sh [path/to/mgbench]
 # env:   COUNT=2000 CLASSES=10 SIZE=224 THREADS="1 2" BATCH=64 STEPS=40 WARMUP=10 DEVICE=cpu
@@ -44,12 +45,12 @@ for data in "$W/images" "$W/images.mgrec"; do
       --steps "$STEPS" --warmup "$WARMUP" --no-progress --json "$OUT/$(basename "$data")-t$t.json"
   done
 done
-echo "== steady state (global batch / median step time) [total images / total time]"
+echo "== steady state: images / time over the timed steps after the prefetch drained [global batch / median step time]"
 python3 - "$OUT" <<'PY'
 import glob, json, os, sys
 for f in sorted(glob.glob(os.path.join(sys.argv[1], "*.json"))):
     d = json.load(open(f))
-    cells = [f"{r['devices']} replica(s): {r['global_batch'] / r['step_time']['median_s']:.0f} img/s "
-             f"[{r['images_per_sec']:.0f}]" for r in d["runs"]]
+    cells = [f"{r['devices']} replica(s): {r['images_per_sec']:.0f} img/s "
+             f"[{r['global_batch'] / r['step_time']['median_s']:.0f}]" for r in d["runs"]]
     print(f"{os.path.basename(f)[:-5]}: " + "; ".join(cells))
 PY
