@@ -4,7 +4,8 @@
 # channels-last, then again), so a slow period of a shared machine hits every side. Each side's figure is the
 # median over rounds of its per-run median step rate (batch / median step time); images over wall time is shown
 # beside it. Raw JSON of every run, a summary and the full log go under OUT (default results/cpu/<date>-...).
-#   scripts/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH
+#   scripts/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH DDP=0
+# DDP=1 adds, in every round, mgbench on 2 CPU replicas against PyTorch DDP (gloo, 2 processes; torch_ddp_cpu.py).
 # Needs Debian's python3-torch and python3-torchvision (apt-get install them; /usr/bin/python3 is used).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -34,6 +35,13 @@ log="$out/log.txt"
       /usr/bin/python3 "$ref" --device cpu --model "$model" --batch "$batch" --steps "$steps" --warmup 3 \
         --threads "$threads" "${flag[@]}" | tee "$out/torch-$layout-$r.json"
     done
+    if [[ ${DDP:-0} == 1 ]]; then
+      echo "\$ [round $r] mgbench 2 CPU replicas vs PyTorch DDP gloo, 2 processes, same per-replica batch"
+      "$mg" --device cpu --gpus 2 --no-baseline --model "$model" --batch-size "$batch" --steps "$steps" --warmup 3 \
+        --threads "$threads" --no-progress --json "$out/mgbench-2-$r.json"
+      /usr/bin/python3 "$root/scripts/torch_ddp_cpu.py" --model "$model" --batch "$batch" --steps "$steps" \
+        --threads "$threads" | tee "$out/torch-ddp-$r.json"
+    fi
   done
 } 2>&1 | tee "$log"
 python3 - "$out" "$rounds" <<'PY' | tee -a "$log"
@@ -57,6 +65,13 @@ for name, v in sides.items():
     med = statistics.median(x[0] for x in v)
     per = ", ".join(f"{a:.2f} [{b:.2f}]" for a, b in v)
     lines.append(f"{name}: {med:.2f} img/s (mgbench / this = {ref / med:.3f}); rounds: {per}")
+if os.path.exists(os.path.join(out, "mgbench-2-1.json")):
+    m2 = statistics.median(json.load(open(os.path.join(out, f"mgbench-2-{r}.json")))["runs"][-1]["images_per_sec"]
+                           for r in range(1, rounds + 1))
+    t2 = statistics.median(last_json(os.path.join(out, f"torch-ddp-{r}.json"))["images_per_sec"]
+                           for r in range(1, rounds + 1))
+    lines.append(f"2 replicas, images over wall time: mgbench {m2:.2f} img/s, PyTorch DDP (gloo) {t2:.2f} img/s, "
+                 f"ratio {m2 / t2:.3f}")
 text = "\n".join(lines)
 print(text)
 open(os.path.join(out, "summary.txt"), "w").write(text + "\n")
