@@ -52,6 +52,8 @@ expect_usage_error "BASE /bin/true is not mgbench" "$gate" --base /bin/true --ne
 expect_usage_error "NEW $TMP/absent is not an executable" "$gate" --base "$MGBENCH" --new "$TMP/absent"
 expect_usage_error "--runs expects a count" "$gate" --base "$MGBENCH" --runs 0
 expect_usage_error "no preset .*/configs/nope.json" "$gate" --base "$MGBENCH" --preset nope
+expect_usage_error "inject-slowdown must be a fraction" "$MGBENCH" --model tiny --inject-slowdown -1 --json "$OUT_DIR.json"
+[[ ! -e $OUT_DIR.json ]] || fail "a refused run wrote a result"
 [[ ! -e $OUT_DIR ]] || fail "bad input wrote $OUT_DIR"
 export OUT_DIR=$TMP/presets
 expect_status 2 "$gate" --base "$MGBENCH" --new "$other" --runs 2 -- "${short[@]}"

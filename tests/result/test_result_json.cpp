@@ -24,9 +24,11 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(j.at("config").at("device") == "cpu");
   CHECK(j.at("config").at("scaling") == "weak");
   CHECK(j.at("config").at("allreduce") == "ring");
-  CHECK(j.at("config").size() == 42);  // one key per RunConfig field
+  CHECK(j.at("config").size() == 43);  // one key per RunConfig field
   const json& run = j.at("runs").at(1);
   CHECK(run.at("devices") == 2);
+  CHECK(run.at("threads_per_replica") == 4);
+  CHECK(j.at("config").at("inject_slowdown") == 0.0);
   CHECK(run.at("step_time").at("samples") == 12);
   CHECK(run.at("samples").at("total_s").size() == 12);
   CHECK(run.at("breakdown").at("shares").size() == 6);

@@ -42,6 +42,7 @@ inline DeviceCountResult make_run(int devices, const std::string& transport, std
   if (transport != "default") r.transport_env = {{"NCCL_P2P_DISABLE", "1"}};
   r.batch_per_device = 32;
   r.global_batch = 32 * devices;
+  r.threads_per_replica = 4;
   r.wall_s = 12.5 + devices;
   r.allreduce.library = devices > 1 ? "gloo" : "none";
   r.allreduce.dtype = "fp32";
