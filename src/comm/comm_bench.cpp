@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "core/error.h"
+#include "core/stop.h"
 #include "core/half.h"
 
 namespace mg {
@@ -251,6 +252,7 @@ class RankBench {
 
  private:
   void enqueue(const void* send, void* recv, size_t count) {
+    throw_if_stopped();  // a long timed loop (--iters) must not outlive a SIGINT
     if (opt_.ps && opt_.op == CollectiveOp::AllReduce) {
       comm_.ps_allreduce_sum(send, recv, count, opt_.dtype, be_, StreamKind::Comm);
     } else {
@@ -306,6 +308,11 @@ std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms
   std::vector<CommBenchRow> rows;
   std::mutex mu;
   std::exception_ptr first_error;
+  // SIGINT/SIGTERM: release every rank blocked in a collective (here and, through the closed connections, in
+  // peer processes).
+  StopCallback on_stop([&] {
+    for (Communicator* c : comms) c->abort();
+  });
   std::vector<std::thread> threads;
   for (size_t i = 0; i < comms.size(); ++i) {
     threads.emplace_back([&, i] {
@@ -326,6 +333,7 @@ std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms
     });
   }
   for (auto& t : threads) t.join();
+  throw_if_stopped();
   if (first_error) std::rethrow_exception(first_error);
   return rows;
 }

@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "comm/transport.h"
 #include "core/error.h"
+#include "core/stop.h"
 #include "train/environment.h"
 #include "train/trainer.h"
 
@@ -75,6 +76,7 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
     if (name != "default") scoped = std::make_unique<ScopedTransport>(name, cfg.device);
     const std::map<std::string, std::string> env = scoped ? scoped->vars() : nccl_environment();
     for (int n : counts) {
+      throw_if_stopped();
       const int local = launch.launched() ? 1 : n;
       TrainRequest req;
       req.local_replicas = local;

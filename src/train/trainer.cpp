@@ -14,6 +14,7 @@
 
 #include "backend/device_buffer.h"
 #include "core/error.h"
+#include "core/stop.h"
 #include "models/registry.h"
 #include "train/replica.h"
 
@@ -164,6 +165,9 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
     barrier.break_all();
     for (auto& c : comms) c->abort();
   };
+  // SIGINT/SIGTERM: the step loops see the flag between steps; replicas blocked in a collective (here or in a
+  // peer process) are released by the abort.
+  StopCallback on_stop(fail_all);
 
   std::vector<std::thread> threads;
   for (int i = 0; i < local; ++i) {
@@ -178,7 +182,7 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
         Event* base = nullptr;
         double timed_sum = 0;
         int timed_done = 0;
-        for (int s = 0; s < total_steps && !failed; ++s) {
+        for (int s = 0; s < total_steps && !failed && !stop_requested(); ++s) {
           const bool timed = s >= cfg.warmup;
           if (timed && !base) {
             be.reset_peak_memory();
@@ -227,6 +231,7 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
     });
   }
   for (auto& t : threads) t.join();
+  throw_if_stopped();  // the replicas' own errors are the abort's consequences
   for (auto& e : errors)
     if (e) std::rethrow_exception(e);
 

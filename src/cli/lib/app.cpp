@@ -14,6 +14,7 @@
 #include "comm/mpi_bootstrap.h"
 #include "core/build_info.h"
 #include "core/error.h"
+#include "core/stop.h"
 
 namespace mg {
 
@@ -36,9 +37,17 @@ std::string join_argv(int argc, char** argv) {
   return s;
 }
 
+// A stop request makes the communicators and children fail with their own errors; what the user asked for
+// was the stop, so that is what is reported (exit 128 + signal: 130 SIGINT, 143 SIGTERM).
+int interrupted_status() {
+  std::fprintf(stderr, "mgbench: %s\n", Interrupted(stop_signal()).what());
+  return 128 + stop_signal();
+}
+
 }  // namespace
 
 int run_cli(int argc, char** argv) {
+  install_stop_handlers();
   LaunchGuard launch_guard;  // MPI_Finalize (when MPI was used) after every communicator is gone
   CLI::App app{"mgbench: data-parallel training throughput and scaling across devices (CUDA or CPU)", "mgbench"};
   app.config_formatter(std::make_shared<JsonConfig>());
@@ -90,16 +99,21 @@ int run_cli(int argc, char** argv) {
     }
     const RunConfig cfg = finalize_train_options(train, join_argv(argc, argv));
     return run_training(cfg, train.html_path);
+  } catch (const Interrupted&) {
+    return interrupted_status();
   } catch (const UsageError& e) {
+    if (stop_requested()) return interrupted_status();
     std::fprintf(stderr, "mgbench: error: %s\n", e.what());
     return 2;
   } catch (const Error& e) {
+    if (stop_requested()) return interrupted_status();
     std::fprintf(stderr, "mgbench: failed: %s\n", e.what());
     return 1;
   } catch (const std::bad_alloc&) {
     std::fprintf(stderr, "mgbench: failed: out of host memory\n");
     return 1;
   } catch (const std::exception& e) {
+    if (stop_requested()) return interrupted_status();
     std::fprintf(stderr, "mgbench: failed: %s\n", e.what());
     return 1;
   }

@@ -1,16 +1,20 @@
 #include "cli/lib/child_runs.h"
 
 #include <fcntl.h>
+#include <sys/prctl.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <fstream>
 
 #include "core/error.h"
+#include "core/stop.h"
 
 namespace mg {
 
@@ -59,9 +63,28 @@ ChildResults run_children(const std::vector<std::vector<std::string>>& extra_arg
   char dir_template[] = "/tmp/mgbench-child-XXXXXX";
   if (!mkdtemp(dir_template)) throw Error(std::string("cannot create a temporary directory: ") + std::strerror(errno));
   const std::string dir = dir_template;
+  struct RemoveDir {  // also when a stop or a bad child result ends this early
+    const std::string& dir;
+    std::string json;
+    ~RemoveDir() {
+      if (!json.empty()) std::remove(json.c_str());
+      rmdir(dir.c_str());
+    }
+  } cleanup{dir, {}};
+  // A stop request is passed on to the running child (it was not sent the signal when only this process was
+  // signalled, as `kill PID` does); the child stops on its own within its grace, so this parent waits longer.
+  std::atomic<pid_t> running{0};
+  ScopedStopGrace grace(stop_grace_seconds() + 2);
+  StopCallback forward([&] {
+    const pid_t p = running.load();
+    if (p > 0) ::kill(p, stop_signal());
+  });
+  const pid_t parent = getpid();
   ChildResults out;
   for (size_t c = 0; c < extra_args.size(); ++c) {
+    throw_if_stopped();
     const std::string json = dir + "/" + std::to_string(c) + ".json";
+    cleanup.json = json;
     std::vector<std::string> child = {"/proc/self/exe"};
     child.insert(child.end(), args.begin(), args.end());
     child.insert(child.end(), extra_args[c].begin(), extra_args[c].end());
@@ -74,6 +97,9 @@ ChildResults run_children(const std::vector<std::vector<std::string>>& extra_arg
     const pid_t pid = fork();
     if (pid < 0) throw Error(std::string("fork failed: ") + std::strerror(errno));
     if (pid == 0) {
+      // The child dies with this process even when it is killed outright (SIGKILL, OOM killer), so no run goes
+      // on alone; the check closes the window where the parent died before prctl.
+      if (prctl(PR_SET_PDEATHSIG, SIGTERM) != 0 || getppid() != parent) _exit(1);
       if (quiet) {
         const int null_fd = open("/dev/null", O_WRONLY);
         if (null_fd >= 0) dup2(null_fd, STDOUT_FILENO);
@@ -82,13 +108,16 @@ ChildResults run_children(const std::vector<std::vector<std::string>>& extra_arg
       std::fprintf(stderr, "mgbench: failed: cannot run %s: %s\n", argv[0], std::strerror(errno));
       _exit(1);
     }
+    running.store(pid);
+    if (stop_requested()) ::kill(pid, stop_signal());  // the stop came between the fork and the store
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    running.store(0);
+    throw_if_stopped();
     const int rc = WIFEXITED(status) ? WEXITSTATUS(status) : 1;
     if (rc != 0) {
       out.status = rc;  // later entries would most likely fail the same way
-      std::remove(json.c_str());
       break;
     }
     std::ifstream in(json);
@@ -96,7 +125,6 @@ ChildResults run_children(const std::vector<std::vector<std::string>>& extra_arg
     std::remove(json.c_str());
     if (child_done) child_done(c, out.parts.back());
   }
-  rmdir(dir.c_str());
   return out;
 }
 

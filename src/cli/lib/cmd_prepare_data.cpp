@@ -13,6 +13,7 @@
 
 #include "cli/lib/command.h"
 #include "core/error.h"
+#include "core/stop.h"
 #include "data/image_folder.h"
 #include "data/jpeg_codec.h"
 #include "data/record_file.h"
@@ -79,7 +80,7 @@ class PrepareDataCommand final : public Command {
       auto work = [&] {
         JpegDecoder dec;
         RgbImage img;
-        for (int64_t j; (j = next.fetch_add(1)) < m;) {
+        for (int64_t j; !stop_requested() && (j = next.fetch_add(1)) < m;) {
           failed[static_cast<size_t>(j)] = nullptr;
           try {
             store->read(base + j, bytes[static_cast<size_t>(j)]);
@@ -93,6 +94,7 @@ class PrepareDataCommand final : public Command {
       std::vector<std::thread> pool;
       for (int t = 0; t < threads_; ++t) pool.emplace_back(work);
       for (auto& t : pool) t.join();
+      throw_if_stopped();  // the writer's destructor removes its temporary file
 
       for (int64_t j = 0; j < m; ++j) {
         if (failed[static_cast<size_t>(j)]) {
