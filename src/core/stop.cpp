@@ -18,7 +18,7 @@ namespace mg {
 namespace {
 
 std::atomic<int> g_signal{0};
-std::atomic<int64_t> g_grace_ms{2000};
+std::atomic<int64_t> g_grace_ms{1500};  // so that the process is gone within 2 s of the signal
 int g_pipe[2] = {-1, -1};
 
 // Callbacks run on the watcher thread with g_mu held, so a StopCallback's destructor (which takes g_mu) cannot

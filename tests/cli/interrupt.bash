@@ -1,12 +1,13 @@
 # Helpers for the interruption tests (sourced; no .sh suffix, so ctest does not run it). Each run starts in
-# its own session (setsid), so "every process of the run" is exactly its process group: child processes
-# inherit the group, and one left behind (re-parented to init) still carries it.
+# its own session (setsid), so "every process of the run" is exactly its session: child processes inherit it
+# (mpirun gives each rank its own process group, in the same session), and one left behind (re-parented to
+# init) still carries it.
 set -uo pipefail
 : "${MGBENCH:?MGBENCH must point at the mgbench binary}"
 IT=$(mktemp -d)
 RUN_PIDS=()
 cleanup_runs() {
-  for p in "${RUN_PIDS[@]}"; do kill -KILL -- "-$p" 2>/dev/null; done
+  for p in "${RUN_PIDS[@]}"; do pkill -KILL -s "$p" 2>/dev/null; done
   rm -rf "$IT"
 }
 trap cleanup_runs EXIT
@@ -24,10 +25,10 @@ start_run() {
   RUN_PIDS+=("$RUN_PID")
 }
 
-# group_size PGID: processes still in the group.
-group_size() { pgrep -g "$1" | wc -l; }
+# group_size SID: processes still in the run's session.
+group_size() { pgrep -s "$1" | wc -l; }
 
-# wait_group PGID N SECONDS: waits until the group has at least N processes (a run's children started).
+# wait_group SID N SECONDS: waits until the session has at least N processes (a run's children started).
 wait_group() {
   local deadline=$(( $(date +%s) + $3 ))
   while (( $(group_size "$1") < $2 )); do
@@ -37,7 +38,7 @@ wait_group() {
 }
 
 # stop_run PID SIGNAL WANT_STATUS NAME: sends SIGNAL to PID only (as `kill PID` does), then checks that PID
-# exits with WANT_STATUS, and that it and every process of its group are gone, within STOP_LIMIT_S.
+# exits with WANT_STATUS, and that it and every process of its session are gone, within STOP_LIMIT_S.
 stop_run() {
   local pid=$1 sig=$2 want=$3 name=$4
   kill -0 "$pid" 2>/dev/null || { cat "$IT/$name.err"; fail "$name: ended before the $sig"; }
@@ -49,19 +50,19 @@ stop_run() {
     sleep 0.05
   done
   if kill -0 "$pid" 2>/dev/null; then
-    pgrep -a -g "$pid" >&2
+    pgrep -a -s "$pid" >&2
     fail "$name: still running $((STOP_LIMIT_S + 5)) s after $sig"
   fi
   wait "$pid"
   rc=$?
-  # The group's other processes (children, ranks) must be gone by the same limit.
+  # The session's other processes (children, ranks) must be gone by the same limit.
   while (( $(group_size "$pid") > 0 )) && (( ($(date +%s%N) - t0) / 1000000 < STOP_LIMIT_S * 1000 )); do
     sleep 0.05
   done
   t1=$(date +%s%N)
   elapsed=$(( (t1 - t0) / 1000000 ))
   if (( $(group_size "$pid") > 0 )); then
-    pgrep -a -g "$pid" >&2
+    pgrep -a -s "$pid" >&2
     fail "$name: processes of the run left $((elapsed / 1000)) s after $sig"
   fi
   [[ $rc -eq $want ]] || { cat "$IT/$name.err" >&2; fail "$name: exit status $rc after $sig, expected $want"; }

@@ -41,7 +41,7 @@ sleep 1
 kill -KILL "$RUN_PID"
 wait "$RUN_PID" 2>/dev/null
 for _ in $(seq 1 $((STOP_LIMIT_S * 10))); do (( $(group_size "$RUN_PID") == 0 )) && break; sleep 0.1; done
-(( $(group_size "$RUN_PID") == 0 )) || { pgrep -a -g "$RUN_PID"; fail "runsKILL: the child outlived its killed parent"; }
+(( $(group_size "$RUN_PID") == 0 )) || { pgrep -a -s "$RUN_PID"; fail "runsKILL: the child outlived its killed parent"; }
 echo "runsKILL: child gone with its parent"
 check_previous runsKILL
 
