@@ -13,13 +13,15 @@
 
 namespace mg {
 
-namespace {
-
-[[noreturn]] void fail(const std::string& path, const std::string& what, int err) {
-  throw UsageError("cannot write " + path + ": " + what + ": " + std::strerror(err));
+// A full disk, a quota or a file-size limit (EFBIG: SIGXFSZ is ignored by the CLI) is the machine failing the
+// run, not bad input (exit 1, not 2); either way the previous file of that name is untouched.
+[[noreturn]] void throw_write_error(const std::string& path, const std::string& what, int err) {
+  const std::string msg = "cannot write " + path + ": " + what + ": " + std::strerror(err);
+  if (err == ENOSPC || err == EDQUOT || err == EFBIG || err == EIO)
+    throw Error(msg + " (nothing written; an existing " + path + " is unchanged)");
+  throw UsageError(msg);
 }
 
-}  // namespace
 
 void write_file_atomic(const std::string& path, const std::string& content) {
   if (path.empty()) throw UsageError("cannot write an output file with an empty name");
@@ -33,7 +35,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
   std::vector<char> name(tmpl.begin(), tmpl.end());
   name.push_back('\0');
   const int fd = mkstemp(name.data());
-  if (fd < 0) fail(path, "cannot create a temporary file in " + dir, errno);
+  if (fd < 0) throw_write_error(path, "cannot create a temporary file in " + dir, errno);
   const std::string tmp(name.data());
 
   size_t done = 0;
@@ -44,7 +46,7 @@ void write_file_atomic(const std::string& path, const std::string& content) {
       const int err = errno;
       ::close(fd);
       ::unlink(tmp.c_str());
-      fail(path, "write failed", err);
+      throw_write_error(path, "write failed", err);
     }
     done += static_cast<size_t>(n);
   }
@@ -56,17 +58,17 @@ void write_file_atomic(const std::string& path, const std::string& content) {
     const int err = errno;
     ::close(fd);
     ::unlink(tmp.c_str());
-    fail(path, "fsync failed", err);
+    throw_write_error(path, "fsync failed", err);
   }
   if (::close(fd) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    fail(path, "close failed", err);
+    throw_write_error(path, "close failed", err);
   }
   if (::rename(tmp.c_str(), path.c_str()) != 0) {
     const int err = errno;
     ::unlink(tmp.c_str());
-    fail(path, "rename failed", err);
+    throw_write_error(path, "rename failed", err);
   }
   // Persist the directory entry too, so a crash right after does not lose the rename.
   const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);

@@ -8,6 +8,7 @@
 #include <cstring>
 #include <limits>
 
+#include "core/atomic_file.h"
 #include "core/error.h"
 
 namespace mg {
@@ -35,7 +36,13 @@ RecordWriter::RecordWriter(const std::string& path)
   f_ = std::fopen(tmp_.c_str(), "wb");
   if (!f_) throw UsageError("cannot create record file " + path_ + ": " + errno_text());
   uint8_t zeros[kMgrecHeaderBytes] = {0};  // the real header is written by finish()
-  write(zeros, sizeof zeros);
+  try {
+    write(zeros, sizeof zeros);
+  } catch (...) {  // no destructor runs for a throwing constructor
+    std::fclose(f_);
+    std::remove(tmp_.c_str());
+    throw;
+  }
 }
 
 RecordWriter::~RecordWriter() {
@@ -46,7 +53,7 @@ RecordWriter::~RecordWriter() {
 }
 
 void RecordWriter::write(const void* p, size_t n) {
-  if (n && std::fwrite(p, 1, n, f_) != n) throw Error("cannot write record file " + tmp_ + ": " + errno_text());
+  if (n && std::fwrite(p, 1, n, f_) != n) throw_write_error(path_, "write failed", errno);
   pos_ += n;
 }
 
@@ -86,20 +93,30 @@ void RecordWriter::finish(const std::vector<std::string>& class_names) {
   put<uint64_t>(h + 24, classes_offset);
   put<uint64_t>(h + 32, index_offset);
   put<uint64_t>(h + 40, pos_);  // total file size, so truncation anywhere is detected on open
-  if (std::fseek(f_, 0, SEEK_SET) != 0) throw Error("cannot seek in " + tmp_ + ": " + errno_text());
-  if (std::fwrite(h, 1, sizeof h, f_) != sizeof h) throw Error("cannot write header of " + tmp_ + ": " + errno_text());
-  if (std::fflush(f_) != 0) throw Error("cannot flush " + tmp_ + ": " + errno_text());
-  if (::fsync(::fileno(f_)) != 0) throw Error("cannot fsync " + tmp_ + ": " + errno_text());
+  if (std::fseek(f_, 0, SEEK_SET) != 0) throw_write_error(path_, "seek failed", errno);
+  if (std::fwrite(h, 1, sizeof h, f_) != sizeof h) throw_write_error(path_, "write failed", errno);
+  // Buffered data reaches the disk here: a full disk shows up as a failed flush, fsync or close.
+  if (std::fflush(f_) != 0) throw_write_error(path_, "write failed", errno);
+  if (::fsync(::fileno(f_)) != 0) throw_write_error(path_, "fsync failed", errno);
   const int rc = std::fclose(f_);
+  const int close_err = errno;
   f_ = nullptr;
   if (rc != 0) {
     std::remove(tmp_.c_str());
-    throw Error("cannot close " + tmp_ + ": " + errno_text());
+    throw_write_error(path_, "close failed", close_err);
   }
   if (std::rename(tmp_.c_str(), path_.c_str()) != 0) {
-    const std::string err = errno_text();
+    const int err = errno;
     std::remove(tmp_.c_str());
-    throw Error("cannot rename " + tmp_ + " to " + path_ + ": " + err);
+    throw_write_error(path_, "rename failed", err);
+  }
+  // Persist the directory entry too, so a crash right after does not lose the rename.
+  const size_t slash = path_.find_last_of('/');
+  const std::string dir = slash == std::string::npos ? "." : (slash == 0 ? "/" : path_.substr(0, slash));
+  const int dfd = ::open(dir.c_str(), O_RDONLY | O_DIRECTORY);
+  if (dfd >= 0) {
+    ::fsync(dfd);
+    ::close(dfd);
   }
 }
 
