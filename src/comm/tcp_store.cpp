@@ -23,7 +23,15 @@ namespace mg {
 namespace {
 
 // Wire format, both directions: op (1 byte), key length (4), key, value length (4), value.
-enum Op : uint8_t { kSet = 1, kGet = 2, kHello = 3, kBye = 4, kLost = 5, kFound = 6, kMissing = 7, kAck = 8 };
+enum Op : uint8_t { kSet = 1, kGet = 2, kHello = 3, kBye = 4, kLost = 5, kFound = 6, kMissing = 7, kAck = 8, kBeat = 9 };
+
+// A registered process that sends nothing (not even its heartbeat, every kBeatInterval) for kStalledAfter is
+// stalled: stopped (SIGSTOP, a debugger), swapped out or hung in the kernel. Its sockets stay open, so only the
+// silence tells it apart from a slow peer.
+constexpr auto kBeatInterval = std::chrono::milliseconds(500);
+constexpr auto kStalledAfter = std::chrono::seconds(3);
+// Replies the server gives at once (lost processes, goodbye): waiting longer only delays a failing run.
+constexpr auto kQuickReply = std::chrono::milliseconds(2000);
 
 bool write_all(int fd, const void* p, size_t n) {
   const char* c = static_cast<const char*>(p);
@@ -79,6 +87,7 @@ struct TcpStoreServer::State {
   std::mutex mu;
   std::map<std::string, std::vector<uint8_t>> kv;
   std::set<int> lost;
+  std::map<int, std::chrono::steady_clock::time_point> last_heard;  // registered processes still connected
   std::vector<int> fds;
   std::vector<std::thread> workers;
   std::atomic<bool> stop{false};
@@ -91,7 +100,13 @@ struct TcpStoreServer::State {
     std::vector<uint8_t> value;
     while (recv_msg(fd, op, key, value)) {
       bool ok = true;
-      if (op == kSet) {
+      if (process >= 0) {
+        std::lock_guard<std::mutex> lk(mu);
+        last_heard[process] = std::chrono::steady_clock::now();
+      }
+      if (op == kBeat) {
+        continue;  // no reply: the client's heartbeat does not wait
+      } else if (op == kSet) {
         {
           std::lock_guard<std::mutex> lk(mu);
           kv[key] = value;
@@ -113,16 +128,26 @@ struct TcpStoreServer::State {
         {
           std::lock_guard<std::mutex> lk(mu);
           lost.erase(process);
+          last_heard[process] = std::chrono::steady_clock::now();
         }
         ok = send_msg(fd, kAck, "", {});
       } else if (op == kBye) {
         said_bye = true;
+        {
+          std::lock_guard<std::mutex> lk(mu);
+          last_heard.erase(process);
+        }
         ok = send_msg(fd, kAck, "", {});
       } else if (op == kLost) {
         std::string list;
         {
           std::lock_guard<std::mutex> lk(mu);
-          for (int p : lost) list += (list.empty() ? "" : ",") + std::to_string(p);
+          std::set<int> gone = lost;
+          const auto now = std::chrono::steady_clock::now();
+          for (const auto& [p, t] : last_heard) {
+            if (now - t > kStalledAfter) gone.insert(p);
+          }
+          for (int p : gone) list += (list.empty() ? "" : ",") + std::to_string(p);
         }
         ok = send_msg(fd, kFound, "", to_bytes(list));
       } else {
@@ -130,9 +155,10 @@ struct TcpStoreServer::State {
       }
       if (!ok) break;
     }
-    if (process >= 0 && !said_bye && !stop.load()) {
+    if (process >= 0) {
       std::lock_guard<std::mutex> lk(mu);
-      lost.insert(process);
+      last_heard.erase(process);
+      if (!said_bye && !stop.load()) lost.insert(process);
     }
   }
 };
@@ -219,15 +245,38 @@ TcpStore::TcpStore(const std::string& host, int port, double connect_timeout_s, 
   setsockopt(fd_, IPPROTO_TCP, TCP_NODELAY, &one, sizeof(one));
   // A server that stops answering (its host hung) must not block a client for ever: the server answers every
   // request at once, so no reply within the timeout means it is gone.
-  timeval tv{};
-  tv.tv_sec = static_cast<time_t>(std::max(1.0, connect_timeout_s));
-  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
-  if (process_rank >= 0) request(kHello, std::to_string(process_rank), {});
+  reply_timeout_ = std::chrono::milliseconds(static_cast<int64_t>(std::max(1.0, connect_timeout_s) * 1000));
+  set_reply_timeout(reply_timeout_);
+  if (process_rank >= 0) {
+    request(kHello, std::to_string(process_rank), {});
+    heartbeat_ = std::thread([this] { beat(); });
+  }
+}
+
+void TcpStore::beat() {
+  std::unique_lock<std::mutex> lk(beat_mu_);
+  while (!beat_cv_.wait_for(lk, kBeatInterval, [this] { return stop_beat_; })) {
+    std::lock_guard<std::mutex> io(mu_);
+    if (!send_msg(fd_, kBeat, "", {})) return;  // the server is gone; requests will say so
+  }
 }
 
 TcpStore::~TcpStore() {
+  if (heartbeat_.joinable()) {
+    {
+      std::lock_guard<std::mutex> lk(beat_mu_);
+      stop_beat_ = true;
+    }
+    beat_cv_.notify_all();
+    heartbeat_.join();
+  }
   if (fd_ < 0) return;
   std::lock_guard<std::mutex> lk(mu_);
+  if (server_gone_) {
+    close(fd_);
+    return;
+  }
+  set_reply_timeout(kQuickReply);  // a stalled server must not hold up this process's exit
   uint8_t op = 0;
   std::string k;
   std::vector<uint8_t> v;
@@ -235,12 +284,16 @@ TcpStore::~TcpStore() {
   close(fd_);
 }
 
-std::vector<uint8_t> TcpStore::request(uint8_t op, const std::string& key, const std::vector<uint8_t>& value) {
+std::vector<uint8_t> TcpStore::request(uint8_t op, const std::string& key, const std::vector<uint8_t>& value,
+                                       std::chrono::milliseconds reply_timeout) {
   std::lock_guard<std::mutex> lk(mu_);
   uint8_t rop = 0;
   std::string rkey;
   std::vector<uint8_t> rvalue;
-  if (!send_msg(fd_, op, key, value) || !recv_msg(fd_, rop, rkey, rvalue)) {
+  if (reply_timeout.count() > 0) set_reply_timeout(reply_timeout);
+  const bool ok = send_msg(fd_, op, key, value) && recv_msg(fd_, rop, rkey, rvalue);
+  if (reply_timeout.count() > 0) set_reply_timeout(reply_timeout_);
+  if (!ok) {
     throw Error("store at " + endpoint_ + " (served by process rank 0) is unreachable: " + std::strerror(errno));
   }
   if (rop == kMissing) throw std::out_of_range(key);
@@ -265,11 +318,21 @@ std::vector<uint8_t> TcpStore::get(const std::string& key, std::chrono::millisec
   }
 }
 
+void TcpStore::set_reply_timeout(std::chrono::milliseconds t) {
+  timeval tv{};
+  tv.tv_sec = static_cast<time_t>(t.count() / 1000);
+  tv.tv_usec = static_cast<suseconds_t>((t.count() % 1000) * 1000);
+  setsockopt(fd_, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+}
+
 std::vector<int> TcpStore::lost_processes() {
   std::vector<uint8_t> v;
   try {
-    v = request(kLost, "", {});
+    // Asked after a collective failed, when the caller is about to give up: a server that does not answer at
+    // once is itself the stalled one.
+    v = request(kLost, "", {}, kQuickReply);
   } catch (const Error&) {
+    server_gone_ = true;
     return {0};
   }
   std::vector<int> out;
