@@ -7,6 +7,7 @@
 #include <thread>
 
 #include "backend/backend.h"
+#include "cli/lib/option_lists.h"
 #include "comm/transport.h"
 #include "core/error.h"
 #include "core/host_info.h"
@@ -15,37 +16,6 @@
 namespace mg {
 
 namespace {
-
-std::vector<std::string> split_list(const std::vector<std::string>& items) {
-  std::vector<std::string> out;
-  for (const auto& item : items) {
-    size_t start = 0;
-    while (start <= item.size()) {
-      const size_t comma = item.find(',', start);
-      const std::string tok = item.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      if (!tok.empty()) out.push_back(tok);
-      if (comma == std::string::npos) break;
-      start = comma + 1;
-    }
-  }
-  return out;
-}
-
-std::vector<int> parse_ints(const std::vector<std::string>& items, const char* option) {
-  std::vector<int> out;
-  for (const auto& tok : split_list(items)) {
-    size_t used = 0;
-    int v = 0;
-    try {
-      v = std::stoi(tok, &used);
-    } catch (const std::exception&) {
-      used = 0;
-    }
-    if (used != tok.size()) throw UsageError(std::string(option) + ": '" + tok + "' is not an integer");
-    out.push_back(v);
-  }
-  return out;
-}
 
 template <typename T>
 T pick(const std::string& value, const char* option, std::initializer_list<std::pair<const char*, T>> choices) {
