@@ -1,0 +1,35 @@
+// Shared by the fuzz targets: the only failure a parser of outside input may report is mg::Error (UsageError
+// for bad input); anything else escaping it (std::out_of_range from a stoi, nlohmann's own exceptions, a
+// crash) is a bug that libFuzzer reports with the input that caused it.
+#pragma once
+#include <unistd.h>
+
+#include <cstdint>
+#include <cstdio>
+#include <string>
+
+#include "core/error.h"
+
+namespace mg::fuzz {
+
+// A file holding the input, for readers that take a path (result files, .mgrec). One per process under
+// /dev/shm (memory, and libFuzzer's parallel jobs are separate processes).
+inline std::string input_file(const uint8_t* data, size_t size, const char* suffix) {
+  const std::string path = "/dev/shm/mgbench-fuzz-" + std::to_string(::getpid()) + suffix;
+  std::FILE* f = std::fopen(path.c_str(), "wb");
+  if (!f) __builtin_trap();
+  if (size) std::fwrite(data, 1, size, f);
+  std::fclose(f);
+  return path;
+}
+
+// Runs fn; mg::Error is the expected rejection of bad input.
+template <typename F>
+void expect_only_mg_errors(F&& fn) {
+  try {
+    fn();
+  } catch (const Error&) {
+  }
+}
+
+}  // namespace mg::fuzz
