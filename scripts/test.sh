@@ -37,8 +37,7 @@ sanitized_build() {  # DIR SANITIZERS TARGETS...
 # fast_unwind_on_malloc=0: Open MPI's libraries have no frame pointers, so only the slow unwinder reaches the
 # frames its leak suppressions (tests/sanitizers/lsan.supp) match.
 stage "AddressSanitizer + UndefinedBehaviorSanitizer: CPU suite"
-sanitized_build "$root/build-asan" address,undefined mgbench test_core test_models test_backend test_comm test_data \
-  test_train test_result test_report test_topo mg_fake_nvml
+sanitized_build "$root/build-asan" address,undefined
 (cd "$root/build-asan" &&
   ASAN_OPTIONS="exitcode=86:detect_leaks=1:fast_unwind_on_malloc=0:strict_string_checks=1" \
   LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0" \
