@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "comm/world.h"
+#include "comm/launch.h"
 #include "fuzz_input.h"
 
 namespace {
