@@ -50,7 +50,7 @@ stage "ThreadSanitizer: threaded parts"
 sanitized_build "$root/build-tsan" thread test_train test_comm test_data
 (cd "$root/build-tsan" &&
   OMP_NUM_THREADS=1 TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1" \
-  ctest --output-on-failure -j "$test_jobs" -R '^(train|comm|data): ')
+  ctest --output-on-failure -j "$test_jobs" -R '^(train|comm|data):')
 
 stage "libFuzzer: every target for ${MGBENCH_FUZZ_SECONDS:-20} s"
 "$root/tests/fuzz/run.sh" "$root/build-fuzz"
