@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # A full disk (a small tmpfs, filled) and a file-size limit (ulimit -f) while writing the result JSON, the
-# trace, a comm JSON and a .mgrec record file: a one-line error naming the file, exit status 1, no temporary
+# trace, the HTML report, a comm JSON and a .mgrec record file: a one-line error naming the file, exit status 1, no temporary
 # left beside it, and the previous file of that name unchanged.
 source "$(dirname "$0")/lib.bash"
 train=(--device cpu --model tiny --batch-size 4 --steps 3 --warmup 1 --no-progress)
@@ -26,13 +26,15 @@ mnt="$TMP/mnt"
 mkdir -p "$mnt"
 if mount -t tmpfs -o size=256k tmpfs "$mnt" 2>/dev/null; then
   trap 'umount "$mnt" 2>/dev/null; rm -rf "$TMP"' EXIT
-  for f in r.json t.json c.json out.mgrec; do echo "previous $f" >"$mnt/$f"; done
+  for f in r.json t.json r.html c.json out.mgrec; do echo "previous $f" >"$mnt/$f"; done
   # Fill it: dd stops at the first failed write.
   dd if=/dev/zero of="$mnt/filler" bs=4k 2>/dev/null
   expect_status 1 "$MGBENCH" "${train[@]}" --json "$mnt/r.json"
   check_failed_write "full disk, --json" "$mnt/r.json" "previous r.json"
   expect_status 1 "$MGBENCH" "${train[@]}" --trace "$mnt/t.json"
   check_failed_write "full disk, --trace" "$mnt/t.json" "previous t.json"
+  expect_status 1 "$MGBENCH" "${train[@]}" --html "$mnt/r.html"
+  check_failed_write "full disk, --html" "$mnt/r.html" "previous r.html"
   expect_status 1 "$MGBENCH" comm --device cpu -b 1K -e 1K --iters 2 --warmup 1 --json "$mnt/c.json"
   check_failed_write "full disk, comm --json" "$mnt/c.json" "previous c.json"
   expect_status 1 "$MGBENCH" prepare-data "$TMP/imgs" "$mnt/out.mgrec" --threads 1
