@@ -6,8 +6,9 @@
 #  3. ThreadSanitizer (build-tsan/, CPU path): the tests of the threaded parts (trainer and replicas, Gloo
 #     communicator, peer monitor, stores, stager, decode pool).
 #  4. libFuzzer (build-fuzz/, clang): every fuzz target for MGBENCH_FUZZ_SECONDS (default 20) on its seed corpus.
-# Arguments go to ctest and select tests of stage 1 only (scripts/test.sh -R cli:); stages 2-4 run when no
-# arguments are given, or with MGBENCH_SANITIZERS=1; MGBENCH_SANITIZERS=0 skips them.
+# Arguments go to ctest and select tests of stage 1. Stages 2-4 run with MGBENCH_SANITIZERS=1; they are not yet
+# part of the default run (and so of CI): their first complete run on a clean 2-core machine, and its time
+# against CI's budget, is still to be measured.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 jobs=${MGBENCH_JOBS:-$(nproc)}
@@ -15,12 +16,7 @@ test_jobs=${MGBENCH_TEST_JOBS:-2}
 "$root/scripts/setup.sh"
 (cd "${MGBENCH_BUILD_DIR:-$root/build}" && ctest --output-on-failure -j "$test_jobs" "$@")
 
-sanitizers=${MGBENCH_SANITIZERS:-}
-if [[ -z $sanitizers ]]; then
-  sanitizers=1
-  (($#)) && sanitizers=0
-fi
-((sanitizers)) || exit 0
+[[ ${MGBENCH_SANITIZERS:-0} == 1 ]] || exit 0
 
 supp="$root/tests/sanitizers"
 stage() { echo; echo "=== $* ($(date -u +%H:%M:%S))"; }
