@@ -32,6 +32,11 @@ class Event {
 struct LayerOptions {
   Precision precision = Precision::FP32;
   uint64_t seed = 0;  // dropout masks and the like; replicas differ by seed only where they should
+  // Which passes will run, so set-up (cuDNN algorithm search, primitive creation) prepares only those:
+  // backward=false under --forward-only; input_grad=false when no input needs a gradient (the network's
+  // first layer reads the images), so backward() then always gets din[i].data == nullptr.
+  bool backward = true;
+  bool input_grad = true;
 };
 
 // One layer's forward/backward on a backend, created once at start-up (algorithm choice, oneDNN primitive
@@ -76,6 +81,10 @@ class Backend {
   virtual void host_free_pinned(void* p) = 0;
   virtual size_t peak_memory_bytes() const = 0;  // device bytes allocated at the high-water mark
   virtual void reset_peak_memory() = 0;
+  // What the device itself reports in use now, beyond mgbench's own allocations (CUDA: cudaMemGetInfo total -
+  // free, whole device: context, library workspaces, NCCL buffers, other processes). CPU: this process's peak
+  // resident set (VmHWM), a high-water mark rather than a current value. 0 when unknown.
+  virtual size_t device_memory_in_use() = 0;
 
   // ---- streams and events
   virtual void copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) = 0;

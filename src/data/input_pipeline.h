@@ -15,7 +15,7 @@ struct DeviceBatch {
   Tensor labels;  // int32 {N}
   double input_wait_s = 0;  // host time the step waited for this batch to be ready
   // Copy-stream events around this batch's host->device copy (nullptr when nothing was copied); valid until
-  // 2 * depth more batches were taken, long enough to read them when the step that used the batch ends.
+  // `held` (make_stager) more batches were taken.
   Event* copy_begin = nullptr;
   Event* copy_end = nullptr;
 };
@@ -33,8 +33,10 @@ class InputPipeline {
 
 // synthetic_on_device: one random batch generated on the device once and reused (no copies).
 std::unique_ptr<InputPipeline> make_device_synthetic_input(Backend& be, const DataSpec& spec);
-// Stages batches from src through `depth` pinned host buffers and device buffers on the Copy stream.
+// Stages batches from src through `depth` pinned host buffers and device buffers on the Copy stream. `held`:
+// how many batches, counting the one just taken, the consumer may still read copy events of (a trainer that
+// reads a step's timing one step late with K micro-batches per step holds 2K).
 std::unique_ptr<InputPipeline> make_stager(Backend& be, std::unique_ptr<DataSource> src, const DataSpec& spec,
-                                           int depth);
+                                           int depth, int held);
 
 }  // namespace mg

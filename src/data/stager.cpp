@@ -13,6 +13,7 @@
 // source to produce it, plus, on CPU where Compute is the calling thread, for the copy itself. On CUDA the
 // copy wait is device-side (cudaStreamWaitEvent) and shows up in the step's device time instead; blocking the
 // host on it there would also count GPU compute still queued ahead of the copy as "input".
+#include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <exception>
@@ -29,7 +30,7 @@ namespace {
 
 class Stager final : public InputPipeline {
  public:
-  Stager(Backend& be, std::unique_ptr<DataSource> src, const DataSpec& spec, int depth)
+  Stager(Backend& be, std::unique_ptr<DataSource> src, const DataSpec& spec, int depth, int held)
       : be_(be), src_(std::move(src)), depth_(depth), batch_(spec.batch_size), size_(spec.image_size) {
     image_bytes_ = static_cast<size_t>(batch_ * size_ * size_ * 3) * sizeof(float);
     label_bytes_ = static_cast<size_t>(batch_) * sizeof(int32_t);
@@ -44,7 +45,10 @@ class Stager final : public InputPipeline {
         s.copied = be_.create_event();
         s.consumed = be_.create_event();
       }
-      for (int i = 0; i < 2 * depth_ + 2; ++i) {
+      // A batch's copy events are re-recorded when the producer reaches batch k + ring; by then the consumer
+      // has taken at most k + ring - depth, so the ring covers the `held` batches whose events may still be
+      // read, the depth the producer runs ahead, and one spare.
+      for (int i = 0; i < depth_ + held + 1; ++i) {
         copy_begin_.push_back(be_.create_event());
         copy_end_.push_back(be_.create_event());
       }
@@ -66,7 +70,8 @@ class Stager final : public InputPipeline {
     try {
       // Nothing may still read or write the buffers we free: drain the copies and released compute work.
       be_.synchronize(StreamKind::Copy);
-      for (auto& s : slots_) be_.synchronize(*s.consumed);
+      for (int64_t k = std::max<int64_t>(0, released_ - depth_); k < released_; ++k)
+        be_.synchronize(*slots_[static_cast<size_t>(k % depth_)].consumed);
     } catch (const std::exception&) {
       // A failed copy was already reported by next(); a destructor must not throw.
     }
@@ -127,8 +132,8 @@ class Stager final : public InputPipeline {
       be_.attach_thread();
       for (int64_t k = 0;; ++k) {
         Slot& s = slots_[static_cast<size_t>(k % depth_)];
-        // The host buffer is free once its previous copy completed (a never-recorded event is complete).
-        be_.synchronize(*s.copied);
+        // The host buffer is free once its previous copy completed (the first round has none to wait for).
+        if (k >= depth_) be_.synchronize(*s.copied);
         {
           std::lock_guard<std::mutex> lk(mu_);
           if (stop_) return;
@@ -192,11 +197,12 @@ class Stager final : public InputPipeline {
 }  // namespace
 
 std::unique_ptr<InputPipeline> make_stager(Backend& be, std::unique_ptr<DataSource> src, const DataSpec& spec,
-                                           int depth) {
+                                           int depth, int held) {
+  MG_ENSURE(held >= 1, "make_stager: batches held must be at least 1");
   if (depth < 1) throw UsageError("--staging-depth must be at least 1, got " + std::to_string(depth));
   if (spec.batch_size < 1) throw UsageError("--batch-size must be at least 1, got " + std::to_string(spec.batch_size));
   MG_ENSURE(src != nullptr, "make_stager without a data source");
-  return std::make_unique<Stager>(be, std::move(src), spec, depth);
+  return std::make_unique<Stager>(be, std::move(src), spec, depth, held);
 }
 
 }  // namespace mg

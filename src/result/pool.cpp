@@ -23,6 +23,8 @@ void add_part(DeviceCountResult& into, const DeviceCountResult& part) {
   else into.run_samples.insert(into.run_samples.end(), part.run_samples.begin(), part.run_samples.end());
   into.peak_memory_bytes = std::max(into.peak_memory_bytes, part.peak_memory_bytes);
   into.wall_s += part.wall_s;
+  into.timed_wall_s += part.timed_wall_s;
+  into.device_memory_in_use_bytes = std::max(into.device_memory_in_use_bytes, part.device_memory_in_use_bytes);
   into.overflow_steps += part.overflow_steps;
   into.skipped_images += part.skipped_images;
   into.final_loss = part.final_loss;
@@ -38,6 +40,8 @@ RunResult pool_runs(const std::vector<RunResult>& parts) {
     r.samples.clear();
     r.run_samples.clear();
     r.wall_s = 0;
+    r.timed_wall_s = 0;
+    r.device_memory_in_use_bytes = 0;
     r.overflow_steps = 0;
     r.skipped_images = 0;
     r.peak_memory_bytes = 0;

@@ -92,11 +92,14 @@ json run_json(const DeviceCountResult& r) {
           {"scaling_efficiency", r.scaling_efficiency},
           {"speedup", r.speedup},
           {"wall_s", r.wall_s},
+          {"timed_wall_s", r.timed_wall_s},
+          {"images_per_sec_from_steps", r.images_per_sec_from_steps},
           {"step_time", step_stats_json(r.step_time)},
           {"breakdown", breakdown_json(r.breakdown)},
           {"allreduce", allreduce_json(r.allreduce)},
           {"gradient_layers", gradient_layers_json(r.gradient_layers)},
           {"peak_memory_bytes", r.peak_memory_bytes},
+          {"device_memory_in_use_bytes", r.device_memory_in_use_bytes},
           // A diverged or loss-less (input-only) run has no finite loss; JSON has no NaN, so it is null.
           {"final_loss", std::isfinite(r.final_loss) ? json(r.final_loss) : json(nullptr)},
           {"overflow_steps", r.overflow_steps},
@@ -310,6 +313,10 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
   r.scaling_efficiency = rd.get<double>(j, w, "scaling_efficiency");
   r.speedup = rd.get<double>(j, w, "speedup");
   r.wall_s = rd.get<double>(j, w, "wall_s");
+  // Added later: absent in older files.
+  if (j.contains("timed_wall_s")) r.timed_wall_s = rd.get<double>(j, w, "timed_wall_s");
+  if (j.contains("images_per_sec_from_steps"))
+    r.images_per_sec_from_steps = rd.get<double>(j, w, "images_per_sec_from_steps");
   r.step_time = step_stats_from_json(rd, rd.at(j, w, "step_time"), w + ".step_time");
   r.breakdown = breakdown_from_json(rd, rd.at(j, w, "breakdown"), w + ".breakdown");
   const std::string aw = w + ".allreduce";
@@ -336,6 +343,8 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
     }
   }
   r.peak_memory_bytes = rd.get<size_t>(j, w, "peak_memory_bytes");
+  if (j.contains("device_memory_in_use_bytes"))
+    r.device_memory_in_use_bytes = rd.get<size_t>(j, w, "device_memory_in_use_bytes");
   r.final_loss = rd.at(j, w, "final_loss").is_null() ? std::nan("") : rd.get<double>(j, w, "final_loss");
   r.overflow_steps = rd.get<int64_t>(j, w, "overflow_steps");
   r.skipped_images = rd.get<int64_t>(j, w, "skipped_images");

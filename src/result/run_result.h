@@ -99,11 +99,21 @@ struct DeviceCountResult {
   double scaling_efficiency = 0;  // vs devices=1 of the same transport; 1.0 for the baseline
   double speedup = 0;
   double wall_s = 0;
+  // Host wall time from the start of the first timed step to the end of the last (warm-up drained before it),
+  // max over replicas: the denominator of images_per_sec. 0 in files written before it existed.
+  double timed_wall_s = 0;
+  // global_batch x timed steps / sum of per-step event times: the device-side rate, which misses host gaps
+  // between steps (what a launch-bound model loses); the step distribution and breakdown use the same times.
+  double images_per_sec_from_steps = 0;
   StepStats step_time;
   StepBreakdown breakdown;  // mean per step
   AllreduceStats allreduce;
   std::vector<GradientLayer> gradient_layers;  // the profile (training runs; empty for forward/input-only)
-  size_t peak_memory_bytes = 0;  // max over replicas
+  size_t peak_memory_bytes = 0;  // max over replicas: bytes mgbench itself allocated at the high-water mark
+  // What the device reports in use, max over replicas, sampled after warm-up and after the timed window (CUDA:
+  // cudaMemGetInfo total - free, the whole device: CUDA context, cuDNN/cuBLAS/NCCL buffers, other processes;
+  // CPU: the process's peak resident set, VmHWM). 0 when not measured.
+  size_t device_memory_in_use_bytes = 0;
   double final_loss = 0;
   int64_t overflow_steps = 0;   // fp16 steps skipped for overflow
   int64_t skipped_images = 0;   // --skip-bad-images

@@ -24,7 +24,9 @@ void summarize(DeviceCountResult& r) {
     for (const BreakdownPart& p : kBreakdownParts) r.breakdown.*p.field = sum.*p.field / n;
     r.breakdown.total = sum.total / n;
   }
-  r.images_per_sec = sum.total > 0 ? static_cast<double>(r.global_batch) * n / sum.total : 0;
+  r.images_per_sec_from_steps = sum.total > 0 ? static_cast<double>(r.global_batch) * n / sum.total : 0;
+  r.images_per_sec = r.timed_wall_s > 0 ? static_cast<double>(r.global_batch) * n / r.timed_wall_s
+                                        : r.images_per_sec_from_steps;
   r.images_per_sec_per_device = r.devices > 0 ? r.images_per_sec / r.devices : 0;
 
   AllreduceStats& a = r.allreduce;

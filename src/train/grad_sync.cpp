@@ -31,8 +31,10 @@ GradSync::GradSync(Backend& be, Communicator* comm, const ParamStore& store, siz
   launched_.assign(buckets_.size(), false);
   for (size_t b = 0; b < buckets_.size(); ++b) {
     ready_.push_back(be.create_event());
-    start_.push_back(be.create_event());
-    end_.push_back(be.create_event());
+    for (int set = 0; set < 2; ++set) {
+      start_[set].push_back(be.create_event());
+      end_[set].push_back(be.create_event());
+    }
     if (wire_ != DType::F32) wire_bufs_.emplace_back(be, (buckets_[b].end - buckets_[b].begin) * dtype_size(wire_));
   }
 }
@@ -55,14 +57,24 @@ void GradSync::launch(size_t b) {
   }
   be_.record(*ready_[b], StreamKind::Compute);
   be_.stream_wait(StreamKind::Comm, *ready_[b]);
-  be_.record(*start_[b], StreamKind::Comm);
+  const int set = step_ % 2;
+  be_.record(*start_[set][b], StreamKind::Comm);
   if (ps_) {
     comm_->ps_allreduce_sum(buf, buf, n, wire_, be_, StreamKind::Comm);
   } else {
     comm_->allreduce_sum(buf, n, wire_, be_, StreamKind::Comm);
   }
-  be_.record(*end_[b], StreamKind::Comm);
+  be_.record(*end_[set][b], StreamKind::Comm);
 }
+
+void GradSync::begin_step(int step) {
+  MG_ENSURE(step >= 0, "GradSync::begin_step: negative step");
+  step_ = step;
+  synced_step_[step % 2] = -1;  // its events are about to be re-recorded
+  std::fill(launched_.begin(), launched_.end(), false);
+}
+
+bool GradSync::synced(int step) const { return step >= 0 && synced_step_[step % 2] == step; }
 
 void GradSync::on_layer_done(int layer) {
   if (!overlap_) return;
@@ -77,7 +89,7 @@ void GradSync::finish(Event& backward_end) {
     if (!launched_[b]) launch(b);
   if (comm_) {
     for (size_t b = 0; b < buckets_.size(); ++b) {
-      be_.stream_wait(StreamKind::Compute, *end_[b]);
+      be_.stream_wait(StreamKind::Compute, *end_[step_ % 2][b]);
       if (wire_ != DType::F32) {
         const size_t n = buckets_[b].end - buckets_[b].begin;
         be_.cast(Tensor{store_.grads() + buckets_[b].begin, Shape{static_cast<int64_t>(n)}, DType::F32},
@@ -86,19 +98,22 @@ void GradSync::finish(Event& backward_end) {
     }
   }
   std::fill(launched_.begin(), launched_.end(), false);
+  if (comm_) synced_step_[step_ % 2] = step_;
 }
 
-std::vector<double> GradSync::bucket_times() {
-  std::vector<double> t(buckets_.size(), 0.0);
-  if (!comm_) return t;
-  for (size_t b = 0; b < buckets_.size(); ++b) t[b] = be_.elapsed_seconds(*start_[b], *end_[b]);
+std::vector<double> GradSync::bucket_times(int step) {
+  std::vector<double> t;
+  if (!synced(step)) return t;
+  const int set = step % 2;
+  for (size_t b = 0; b < buckets_.size(); ++b) t.push_back(be_.elapsed_seconds(*start_[set][b], *end_[set][b]));
   return t;
 }
 
-std::vector<std::pair<Event*, Event*>> GradSync::bucket_events() {
+std::vector<std::pair<Event*, Event*>> GradSync::bucket_events(int step) {
   std::vector<std::pair<Event*, Event*>> v;
-  if (!comm_) return v;
-  for (size_t b = 0; b < buckets_.size(); ++b) v.emplace_back(start_[b].get(), end_[b].get());
+  if (!synced(step)) return v;
+  const int set = step % 2;
+  for (size_t b = 0; b < buckets_.size(); ++b) v.emplace_back(start_[set][b].get(), end_[set][b].get());
   return v;
 }
 

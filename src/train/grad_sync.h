@@ -33,15 +33,19 @@ class GradSync {
   size_t wire_bytes() const;  // bytes all-reduced per step
   DType wire_dtype() const { return wire_; }
 
+  // Starts step `step`: its bucket events go to one of two sets (step % 2), so a step's timing can be read
+  // while the next step runs (the trainer reads one step behind, without a host synchronisation per step).
+  void begin_step(int step);
   // Call from Network::backward's after_layer hook (only on the micro-batch that syncs).
   void on_layer_done(int layer);
   // After backward: launches what is left, then makes the Compute stream wait for every bucket (and converts
   // low-precision wire buffers back). Records `backward_end` on Compute before waiting.
   void finish(Event& backward_end);
-  // Per-bucket all-reduce time of the last step (seconds; needs the step synchronised).
-  std::vector<double> bucket_times();
-  // Comm-stream events of the last step, for traces: (start, end) per bucket.
-  std::vector<std::pair<Event*, Event*>> bucket_events();
+  // Per-bucket all-reduce time of `step` (seconds; waits for its buckets). Empty when that step exchanged
+  // nothing (no communicator, --forward-only) or is no longer held (older than the step before the current).
+  std::vector<double> bucket_times(int step);
+  // Comm-stream events of `step`, for traces: (start, end) per bucket; empty as for bucket_times.
+  std::vector<std::pair<Event*, Event*>> bucket_events(int step);
 
  private:
   void launch(size_t b);
@@ -53,7 +57,10 @@ class GradSync {
   bool ps_ = false;
   std::vector<Bucket> buckets_;
   std::vector<bool> launched_;
-  std::vector<std::unique_ptr<Event>> ready_, start_, end_;
+  bool synced(int step) const;
+  int step_ = 0;
+  int synced_step_[2] = {-1, -1};  // per event set: the step whose buckets were recorded there
+  std::vector<std::unique_ptr<Event>> ready_, start_[2], end_[2];
   std::vector<DeviceBuffer> wire_bufs_;  // per bucket, when wire dtype is not fp32
 };
 

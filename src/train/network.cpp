@@ -29,6 +29,8 @@ Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t ima
     LayerOptions opt;
     opt.precision = precision;
     opt.seed = seed * 1000003ull + i;
+    opt.backward = training;
+    opt.input_grad = std::any_of(l.inputs.begin(), l.inputs.end(), [](int j) { return j != 0; });
     ops_[i] = be.create_layer(l, in, opt);
     MG_ENSURE(ops_[i]->output_shape() == shapes[i],
               "layer " + l.name + " output " + ops_[i]->output_shape().str() + " != " + shapes[i].str());

@@ -1,5 +1,6 @@
 #include "train/replica.h"
 
+#include <algorithm>
 #include <chrono>
 #include <cmath>
 #include <string>
@@ -47,13 +48,15 @@ void inject_slowdown(Backend& be, double fraction, std::chrono::steady_clock::ti
 
 Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Communicator* comm,
                  ReplicaPlacement where, int64_t batch, int64_t image)
-    : cfg_(cfg), be_(be), comm_(comm), where_(where) {
+    : cfg_(cfg), be_(be), comm_(comm), where_(where),
+      scaler_(cfg.precision == Precision::FP16 && !cfg.forward_only && !cfg.input_only, cfg.loss_scale) {
   const bool train = !cfg.forward_only && !cfg.input_only;
   const DataSpec spec = data_spec(cfg, where, batch, image);
   if (spec.path.empty() && cfg.synthetic_source == "device") {
     input_ = make_device_synthetic_input(be, spec);
   } else {
-    input_ = make_stager(be, make_data_source(spec), spec, cfg.staging_depth);
+    // Copy events are read one step late: the batches of two steps are held.
+    input_ = make_stager(be, make_data_source(spec), spec, cfg.staging_depth, 2 * cfg.accum_steps);
   }
   if (!cfg.input_only) {
     net_ = std::make_unique<Network>(be, model, batch, image, cfg.precision, cfg.seed, train);
@@ -63,19 +66,38 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
     Communicator* sync_comm = cfg.allreduce != AllreduceMode::None ? comm : nullptr;
     sync_ = std::make_unique<GradSync>(be, sync_comm, *store_, static_cast<size_t>(cfg.bucket_mb * 1048576.0),
                                        wire_dtype(cfg), cfg.overlap, cfg.allreduce == AllreduceMode::Ps);
-    if (train) clock_ = std::make_unique<GradReadyClock>(be, *store_);
+    if (train) {  // one per event set, like the step's own events (read one step late)
+      for (auto& c : clocks_) c = std::make_unique<GradReadyClock>(be, *store_);
+    }
   }
-  for (int i = 0; i < kCount; ++i) ev_.push_back(be.create_event());
-  for (int k = 0; k < cfg.accum_steps; ++k) {
-    in_end_.push_back(be.create_event());
-    fwd_end_.push_back(be.create_event());
-    bwd_end_.push_back(be.create_event());
+  for (StepEvents& e : sets_) {
+    e.start = be.create_event();
+    e.comm_done = be.create_event();
+    e.opt_end = be.create_event();
+    for (int k = 0; k < cfg.accum_steps; ++k) {
+      e.in_end.push_back(be.create_event());
+      e.fwd_end.push_back(be.create_event());
+      e.bwd_end.push_back(be.create_event());
+    }
   }
   base_ = be.create_event();
-  loss_scale_ = cfg.precision == Precision::FP16 ? cfg.loss_scale : 1.0f;
+  loss_host_ = static_cast<float*>(be.host_alloc_pinned(2 * sizeof(float)));
+  loss_host_[0] = loss_host_[1] = 0.0f;
 }
 
-Replica::~Replica() = default;
+Replica::~Replica() {
+  try {
+    // A launched step may still write the pinned loss slot.
+    be_.synchronize(StreamKind::Compute);
+  } catch (const std::exception&) {
+    // the failure was (or will be) reported by the step that hit it
+  }
+  try {
+    be_.host_free_pinned(loss_host_);
+  } catch (const std::exception&) {
+    // a destructor cannot report a failed free
+  }
+}
 
 int64_t Replica::skipped_images() const { return input_ ? input_->skipped_images() : 0; }
 
@@ -84,94 +106,107 @@ Event& Replica::new_base_event() {
   return *base_;
 }
 
-StepBreakdown Replica::step(int index) {
+void Replica::launch(int index) {
   const bool train = !cfg_.forward_only && !cfg_.input_only;
   const int K = cfg_.accum_steps;
-  const auto host_start = std::chrono::steady_clock::now();
-  be_.record(*ev_[kStart], StreamKind::Compute);
-  copies_.clear();
+  const auto host_start = std::chrono::steady_clock::now();  // --inject-slowdown measures from here
+  StepEvents& ev = sets_[index % 2];
+  MG_ENSURE(ev.collected, "Replica::launch(" + std::to_string(index) + ") before step " +
+                              std::to_string(ev.step) + " was collected");
+  ev.step = index;
+  ev.collected = false;
+  ev.skipped = false;
+  ev.copies.clear();
+  if (sync_) sync_->begin_step(index);
+  be_.record(*ev.start, StreamKind::Compute);
+  const float scale = scaler_.scale();  // the scale this step's backward runs with
   for (int k = 0; k < K; ++k) {
     DeviceBatch batch = input_->next();
-    if (batch.copy_begin && batch.copy_end) copies_.emplace_back(batch.copy_begin, batch.copy_end);
-    be_.record(*in_end_[k], StreamKind::Compute);
+    if (batch.copy_begin && batch.copy_end) ev.copies.emplace_back(batch.copy_begin, batch.copy_end);
+    be_.record(*ev.in_end[k], StreamKind::Compute);
     if (net_) {
       net_->forward(batch.images, train);
-      if (train) net_->loss(batch.labels, loss_scale_);
+      if (train) net_->loss(batch.labels, scale);
     }
-    be_.record(*fwd_end_[k], StreamKind::Compute);
+    be_.record(*ev.fwd_end[k], StreamKind::Compute);
     input_->release();  // nothing after this reads the batch, so its slot can be refilled under backward
     if (train && k == K - 1) {
-      net_->backward(k > 0, [this](int layer) {
-        clock_->on_layer_done(layer);
+      GradReadyClock* clock = clocks_[index % 2].get();
+      net_->backward(k > 0, [this, clock](int layer) {
+        clock->on_layer_done(layer);
         sync_->on_layer_done(layer);
       });
-      sync_->finish(*bwd_end_[k]);
+      sync_->finish(*ev.bwd_end[k]);
     } else {
       if (train) net_->backward(k > 0, nullptr);
-      be_.record(*bwd_end_[k], StreamKind::Compute);
+      be_.record(*ev.bwd_end[k], StreamKind::Compute);
     }
   }
-  be_.record(*ev_[kCommDone], StreamKind::Compute);
+  be_.record(*ev.comm_done, StreamKind::Compute);
 
-  bool skipped = false;
   if (train) {
     const bool averaged = comm_ && cfg_.allreduce != AllreduceMode::None;
     const double replicas = averaged ? comm_->size() : 1;
-    if (cfg_.precision == Precision::FP16) {
-      Tensor g{store_->grads(), Shape{static_cast<int64_t>(store_->size())}, DType::F32};
-      if (be_.count_nonfinite(g) > 0) skipped = true;  // overflow: skip the update, halve the scale
-    }
-    if (!skipped) {
-      const float grad_scale = static_cast<float>(1.0 / (replicas * K * loss_scale_));
+    // Decided from the synchronised gradients, identical on every replica (loss_scaler.h says why).
+    Tensor g{store_->grads(), Shape{static_cast<int64_t>(store_->size())}, DType::F32};
+    ev.skipped = scaler_.check_and_update(be_, g);
+    if (!ev.skipped) {
+      const float grad_scale = static_cast<float>(1.0 / (replicas * K * scale));
       be_.sgd_update(store_->params(), store_->grads(), store_->momentum(), store_->size(), cfg_.lr,
                      cfg_.momentum, cfg_.weight_decay, grad_scale);
     }
+    be_.copy_d2h(&loss_host_[index % 2], net_->loss_tensor().data, sizeof(float), StreamKind::Compute);
   }
   if (cfg_.inject_slowdown > 0) inject_slowdown(be_, cfg_.inject_slowdown, host_start);
-  be_.record(*ev_[kOptEnd], StreamKind::Compute);
-  be_.synchronize(*ev_[kOptEnd]);
-  be_.synchronize(StreamKind::Comm);  // surfaces a failed collective
+  be_.record(*ev.opt_end, StreamKind::Compute);
+}
+
+StepBreakdown Replica::collect(int index) {
+  const bool train = !cfg_.forward_only && !cfg_.input_only;
+  StepEvents& ev = sets_[index % 2];
+  MG_ENSURE(ev.step == index && !ev.collected,
+            "Replica::collect(" + std::to_string(index) + "): that step is not launched or already collected");
+  be_.synchronize(*ev.opt_end);
+  ev.collected = true;
+  last_collected_ = index;
+  // Waits for the step's buckets too, which surfaces a failed collective of this step.
+  bucket_times_ = sync_ ? sync_->bucket_times(index) : std::vector<double>{};
 
   if (train) {
-    float loss = 0;
-    be_.copy_d2h(&loss, net_->loss_tensor().data, sizeof(float), StreamKind::Compute);
-    be_.synchronize(StreamKind::Compute);
+    const float loss = loss_host_[index % 2];
     last_loss_ = loss;
-    if (cfg_.precision == Precision::FP16) {
-      if (skipped || !std::isfinite(loss)) {
-        ++overflow_steps_;
-        loss_scale_ = std::max(1.0f, loss_scale_ * 0.5f);
-        good_steps_ = 0;
-      } else if (++good_steps_ == 2000) {  // the usual growth interval (apex/torch GradScaler)
-        loss_scale_ *= 2.0f;
-        good_steps_ = 0;
-      }
-    } else if (!std::isfinite(loss)) {
+    if (!std::isfinite(loss) && !ev.skipped) {
       throw Error("training loss became " + std::string(std::isnan(loss) ? "NaN" : "Inf") + " at step " +
                   std::to_string(index + 1) + " (try a lower --lr, or check the data)");
     }
   }
 
   StepBreakdown s;
-  Event* prev = ev_[kStart].get();
-  for (int k = 0; k < K; ++k) {
-    s.input_wait += be_.elapsed_seconds(*prev, *in_end_[k]);
-    s.forward += be_.elapsed_seconds(*in_end_[k], *fwd_end_[k]);
-    s.backward += be_.elapsed_seconds(*fwd_end_[k], *bwd_end_[k]);
-    prev = bwd_end_[k].get();
+  Event* prev = ev.start.get();
+  for (size_t k = 0; k < ev.in_end.size(); ++k) {
+    s.input_wait += be_.elapsed_seconds(*prev, *ev.in_end[k]);
+    s.forward += be_.elapsed_seconds(*ev.in_end[k], *ev.fwd_end[k]);
+    s.backward += be_.elapsed_seconds(*ev.fwd_end[k], *ev.bwd_end[k]);
+    prev = ev.bwd_end[k].get();
   }
-  s.comm_exposed = be_.elapsed_seconds(*prev, *ev_[kCommDone]);
-  s.optimizer = be_.elapsed_seconds(*ev_[kCommDone], *ev_[kOptEnd]);
-  s.total = be_.elapsed_seconds(*ev_[kStart], *ev_[kOptEnd]);
-  bucket_times_ = sync_ ? sync_->bucket_times() : std::vector<double>{};
-  if (clock_) layer_ready_ = clock_->ready_times(*fwd_end_[K - 1]);
+  s.comm_exposed = be_.elapsed_seconds(*prev, *ev.comm_done);
+  s.optimizer = be_.elapsed_seconds(*ev.comm_done, *ev.opt_end);
+  s.total = be_.elapsed_seconds(*ev.start, *ev.opt_end);
+  if (clocks_[index % 2]) layer_ready_ = clocks_[index % 2]->ready_times(*ev.fwd_end.back());
   double comm_total = 0;
   for (double t : bucket_times_) comm_total += t;
   s.comm_overlapped = std::max(0.0, comm_total - s.comm_exposed);
   return s;
 }
 
+StepBreakdown Replica::step(int index) {
+  launch(index);
+  return collect(index);
+}
+
 void Replica::append_trace(Event& base, int replica, std::vector<TraceSpan>& out) {
+  MG_ENSURE(last_collected_ >= 0, "Replica::append_trace before any step was collected");
+  StepEvents& ev = sets_[last_collected_ % 2];
   auto span = [&](const char* stream, std::string name, Event& a, Event& b) {
     TraceSpan t;
     t.replica = replica;
@@ -181,22 +216,22 @@ void Replica::append_trace(Event& base, int replica, std::vector<TraceSpan>& out
     t.dur_s = std::max(0.0, be_.elapsed_seconds(a, b));
     out.push_back(std::move(t));
   };
-  Event* prev = ev_[kStart].get();
-  for (size_t k = 0; k < in_end_.size(); ++k) {
-    const std::string mb = in_end_.size() > 1 ? " [" + std::to_string(k) + "]" : "";
-    span("compute", "input wait" + mb, *prev, *in_end_[k]);
-    span("compute", "forward" + mb, *in_end_[k], *fwd_end_[k]);
-    span("compute", "backward" + mb, *fwd_end_[k], *bwd_end_[k]);
-    prev = bwd_end_[k].get();
+  Event* prev = ev.start.get();
+  for (size_t k = 0; k < ev.in_end.size(); ++k) {
+    const std::string mb = ev.in_end.size() > 1 ? " [" + std::to_string(k) + "]" : "";
+    span("compute", "input wait" + mb, *prev, *ev.in_end[k]);
+    span("compute", "forward" + mb, *ev.in_end[k], *ev.fwd_end[k]);
+    span("compute", "backward" + mb, *ev.fwd_end[k], *ev.bwd_end[k]);
+    prev = ev.bwd_end[k].get();
   }
-  span("compute", "wait all-reduce", *prev, *ev_[kCommDone]);
-  span("compute", "optimizer", *ev_[kCommDone], *ev_[kOptEnd]);
-  for (size_t k = 0; k < copies_.size(); ++k) {
-    span("copy", "host-to-device batch" + (copies_.size() > 1 ? " [" + std::to_string(k) + "]" : std::string()),
-         *copies_[k].first, *copies_[k].second);
+  span("compute", "wait all-reduce", *prev, *ev.comm_done);
+  span("compute", "optimizer", *ev.comm_done, *ev.opt_end);
+  for (size_t k = 0; k < ev.copies.size(); ++k) {
+    span("copy", "host-to-device batch" + (ev.copies.size() > 1 ? " [" + std::to_string(k) + "]" : std::string()),
+         *ev.copies[k].first, *ev.copies[k].second);
   }
   if (sync_) {
-    auto evs = sync_->bucket_events();
+    auto evs = sync_->bucket_events(last_collected_);
     for (size_t b = 0; b < evs.size(); ++b)
       span("comm", "all-reduce bucket " + std::to_string(b), *evs[b].first, *evs[b].second);
   }

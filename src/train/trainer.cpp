@@ -58,6 +58,8 @@ struct ReplicaOutput {
   std::vector<std::vector<double>> bucket_times;  // per timed step
   std::vector<TraceSpan> trace;
   size_t peak_memory = 0;
+  size_t device_in_use = 0;
+  double window_s = 0;  // wall time of the timed window
   float loss = 0;
   int64_t overflow = 0, skipped = 0;
   uint64_t checksum = 0;
@@ -178,44 +180,66 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
         ReplicaPlacement where{launch.rank * local + i, world};
         Replica rep(cfg, model, be, comms.empty() ? nullptr : comms[i].get(), where, batch, image);
         ReplicaOutput& out = outs[i];
-        if (!barrier.wait()) return;
-        Event* base = nullptr;
-        double timed_sum = 0;
-        int timed_done = 0;
-        for (int s = 0; s < total_steps && !failed && !stop_requested(); ++s) {
-          const bool timed = s >= cfg.warmup;
-          if (timed && !base) {
-            be.reset_peak_memory();
-            base = &rep.new_base_event();
+        // A failure while the replica is alive aborts the communicators first: unwinding frees device memory,
+        // which synchronises the device and would wait forever on a collective a lost peer never completes.
+        try {
+          if (!barrier.wait()) return;
+          Event* base = nullptr;
+          double timed_sum = 0;
+          int timed_done = 0;
+          auto take = [&](int s, const StepBreakdown& b) {
+            if (s < cfg.warmup) return;
+            out.samples.push_back(b);
+            out.bucket_times.push_back(rep.last_bucket_times());
+            const std::vector<double>& ready = rep.last_layer_ready();
+            if (out.layers.empty() && rep.ready_clock()) out.layers = rep.ready_clock()->layers();
+            for (size_t l = 0; l < out.layers.size() && l < ready.size(); ++l) out.layers[l].ready_s += ready[l];
+            if (req.trace && timed_done < 50) rep.append_trace(*base, where.global_rank, out.trace);
+            timed_sum += b.total;
+            ++timed_done;
+            if (i == 0 && launch.rank == 0 && req.progress) {
+              req.progress(timed_done, cfg.steps * cfg.repeat,
+                           timed_sum > 0 ? static_cast<double>(batch * cfg.accum_steps * world) * timed_done / timed_sum
+                                         : 0.0);
+            }
+          };
+          // Steps are read one behind: step s is collected after step s + 1 was launched, so the host never
+          // waits for the device inside the window (replica.h).
+          int pending = -1;
+          std::chrono::steady_clock::time_point window_start;
+          for (int s = 0; s < total_steps && !failed && !stop_requested(); ++s) {
+            if (s >= cfg.warmup && !base) {
+              // The window starts on an idle device: warm-up drained, its memory use sampled.
+              if (pending >= 0) take(pending, rep.collect(pending));
+              pending = -1;
+              out.device_in_use = std::max(out.device_in_use, be.device_memory_in_use());
+              be.reset_peak_memory();
+              base = &rep.new_base_event();
+              window_start = std::chrono::steady_clock::now();
+            }
+            rep.launch(s);
+            if (pending >= 0) take(pending, rep.collect(pending));
+            pending = s;
           }
-          StepBreakdown b = rep.step(s);
-          if (!timed) continue;
-          out.samples.push_back(b);
-          out.bucket_times.push_back(rep.last_bucket_times());
-          const std::vector<double>& ready = rep.last_layer_ready();
-          if (out.layers.empty() && rep.ready_clock()) out.layers = rep.ready_clock()->layers();
-          for (size_t l = 0; l < out.layers.size() && l < ready.size(); ++l) out.layers[l].ready_s += ready[l];
-          if (req.trace && timed_done < 50) rep.append_trace(*base, where.global_rank, out.trace);
-          timed_sum += b.total;
-          ++timed_done;
-          if (i == 0 && launch.rank == 0 && req.progress) {
-            req.progress(timed_done, cfg.steps * cfg.repeat,
-                         timed_sum > 0 ? static_cast<double>(batch * cfg.accum_steps * world) * timed_done / timed_sum
-                                       : 0.0);
+          if (pending >= 0 && !failed) take(pending, rep.collect(pending));
+          if (base) out.window_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
+          out.device_in_use = std::max(out.device_in_use, be.device_memory_in_use());
+          out.peak_memory = be.peak_memory_bytes();
+          out.loss = rep.last_loss();
+          out.overflow = rep.overflow_steps();
+          out.skipped = rep.skipped_images();
+          out.checksum = rep.param_checksum();
+          if (const GradSync* gs = rep.grad_sync()) {
+            for (const Bucket& k : gs->buckets()) {
+              out.bucket_bytes.push_back((k.end - k.begin) * dtype_size(gs->wire_dtype()));
+              out.bucket_ready_layer.push_back(k.ready_layer);
+            }
+            out.wire_bytes = gs->wire_bytes();
+            out.wire_dtype = dtype_name(gs->wire_dtype());
           }
-        }
-        out.peak_memory = be.peak_memory_bytes();
-        out.loss = rep.last_loss();
-        out.overflow = rep.overflow_steps();
-        out.skipped = rep.skipped_images();
-        out.checksum = rep.param_checksum();
-        if (const GradSync* gs = rep.grad_sync()) {
-          for (const Bucket& k : gs->buckets()) {
-            out.bucket_bytes.push_back((k.end - k.begin) * dtype_size(gs->wire_dtype()));
-            out.bucket_ready_layer.push_back(k.ready_layer);
-          }
-          out.wire_bytes = gs->wire_bytes();
-          out.wire_dtype = dtype_name(gs->wire_dtype());
+        } catch (...) {
+          fail_all();
+          throw;
         }
       } catch (const OutOfMemory& e) {
         errors[i] = std::make_exception_ptr(OutOfMemory(
@@ -289,10 +313,13 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
   }
 
   // Peak memory (max) and parameter checksums (must agree) over every replica of every process.
-  std::vector<float> peaks(world, 0.0f), sums(static_cast<size_t>(world) * 4, 0.0f);
+  // Per global rank, so the sum over processes places each value: peak KiB, device KiB in use, window seconds.
+  std::vector<float> peaks(static_cast<size_t>(world) * 3, 0.0f), sums(static_cast<size_t>(world) * 4, 0.0f);
   for (int i = 0; i < local; ++i) {
     const int g = launch.rank * local + i;
     peaks[g] = static_cast<float>(outs[i].peak_memory / 1024.0);  // KiB: exact enough in fp32
+    peaks[world + g] = static_cast<float>(outs[i].device_in_use / 1024.0);
+    peaks[2 * world + g] = static_cast<float>(outs[i].window_s);
     const uint64_t c = outs[i].checksum;
     for (int q = 0; q < 4; ++q) sums[g * 4 + q] = static_cast<float>((c >> (16 * q)) & 0xffff);  // exact in fp32
   }
@@ -300,7 +327,12 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
     peaks = allreduce_host(*comms[0], *backends[0], peaks);
     sums = allreduce_host(*comms[0], *backends[0], sums);
   }
-  for (float p : peaks) r.peak_memory_bytes = std::max(r.peak_memory_bytes, static_cast<size_t>(p * 1024.0));
+  for (int g = 0; g < world; ++g) {
+    r.peak_memory_bytes = std::max(r.peak_memory_bytes, static_cast<size_t>(peaks[g] * 1024.0));
+    r.device_memory_in_use_bytes =
+        std::max(r.device_memory_in_use_bytes, static_cast<size_t>(peaks[world + g] * 1024.0));
+    r.timed_wall_s = std::max(r.timed_wall_s, static_cast<double>(peaks[2 * world + g]));
+  }
   for (int g = 0; g < world; ++g) {
     uint64_t c = 0;
     for (int q = 0; q < 4; ++q) c |= static_cast<uint64_t>(sums[g * 4 + q]) << (16 * q);

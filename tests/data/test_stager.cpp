@@ -98,7 +98,7 @@ TEST_CASE("stager: batches arrive in order, intact, for depth 1-3") {
   auto be = cpu();
   for (int depth = 1; depth <= 3; ++depth) {
     const DataSpec s = small_spec(4, 8);
-    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, depth);
+    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, depth, 2);
     for (int k = 0; k < 12; ++k) {
       DeviceBatch b = in->next();
       REQUIRE(b.images.shape == Shape({4, 3, 8, 8}));
@@ -122,7 +122,7 @@ TEST_CASE("stager: labels stay attached from JPEG folder to device buffers, acro
       s.path = d.path();
       s.shard = shard;
       s.num_shards = shards;
-      auto in = make_stager(*be, make_data_source(s), s, 2);
+      auto in = make_stager(*be, make_data_source(s), s, 2, 2);
       for (int step = 0; step < 6; ++step) {  // crosses epoch boundaries
         DeviceBatch b = in->next();
         const auto img = to_host<float>(*be, b.images);
@@ -141,7 +141,7 @@ TEST_CASE("stager: labels stay attached from JPEG folder to device buffers, acro
 TEST_CASE("stager: input wait accounts for a slow source's delay (30 ms per batch)") {
   auto be = cpu();
   const DataSpec s = small_spec(2, 8);
-  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms), s, 2);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms), s, 2, 2);
   std::vector<double> waits;
   double waited_wall = 0;  // wall time spent inside next() for the same batches
   for (int k = 0; k < 16; ++k) {
@@ -169,7 +169,7 @@ TEST_CASE("stager: depth 2 hides a source behind compute (median wait < 4 ms for
   // 40 ms of compute end, which leaves the source thread ample slack on a loaded host.
   auto be = cpu();
   const DataSpec s = small_spec(2, 8);
-  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 10ms), s, 2);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 10ms), s, 2, 2);
   std::vector<double> waits;
   for (int k = 0; k < 10; ++k) {
     const double w = in->next().input_wait_s;
@@ -184,7 +184,7 @@ TEST_CASE("stager: a partly hidden source waits only for the difference (30 ms s
   auto be = cpu();
   const DataSpec s = small_spec(2, 8);
   auto clock = std::make_shared<ProductionClock>();
-  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms, -1, clock), s, 2);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms, -1, clock), s, 2, 2);
   std::vector<double> waits, periods, computes;
   for (int k = 0; k < 16; ++k) {
     const double w = in->next().input_wait_s;
@@ -211,7 +211,7 @@ TEST_CASE("stager: a partly hidden source waits only for the difference (30 ms s
 TEST_CASE("stager: a source failure surfaces from next() as the original error, after the good batches") {
   auto be = cpu();
   const DataSpec s = small_spec(2, 4);
-  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms, 3), s, 2);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms, 3), s, 2, 2);
   for (int k = 0; k < 3; ++k) {
     in->next();
     in->release();
@@ -225,11 +225,11 @@ TEST_CASE("stager: destruction while the producer is blocked or mid-batch does n
   auto be = cpu();
   const DataSpec s = small_spec(2, 4);
   {
-    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 2);  // never consumed
+    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 2, 2);  // never consumed
     std::this_thread::sleep_for(10ms);
   }
   {
-    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 50ms), s, 3);
+    auto in = make_stager(*be, std::make_unique<CountingSource>(s, 50ms), s, 3, 2);
     in->next();  // keep one outstanding, producer mid-sleep
   }
   SUCCEED();
@@ -238,8 +238,8 @@ TEST_CASE("stager: destruction while the producer is blocked or mid-batch does n
 TEST_CASE("stager: misuse is reported, bad depth is a usage error") {
   auto be = cpu();
   const DataSpec s = small_spec(2, 4);
-  REQUIRE_THROWS_AS(make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 0), UsageError);
-  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 1);
+  REQUIRE_THROWS_AS(make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 0, 2), UsageError);
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 1, 2);
   REQUIRE_THROWS_AS(in->release(), Error);
   in->next();
   REQUIRE_THROWS_AS(in->next(), Error);  // depth 1: the outstanding batch must be released first

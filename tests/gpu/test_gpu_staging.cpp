@@ -28,7 +28,7 @@ TEST_CASE("host staging delivers the source's batches and overlaps compute", "[g
   const double produce_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double compute_s = std::max(0.03, 3 * produce_s);
 
-  auto pipe = make_stager(be, make_data_source(spec), spec, 2);
+  auto pipe = make_stager(be, make_data_source(spec), spec, 2, 2);
   std::vector<double> waits;
   for (int step = 0; step < 10; ++step) {
     DeviceBatch b = pipe->next();

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <thread>
@@ -18,7 +19,6 @@ namespace mg {
 
 namespace {
 
-CpuEvent& as_cpu(Event& e) { return static_cast<CpuEvent&>(e); }
 
 float load(const Tensor& t, int64_t i) {
   switch (t.dtype) {
@@ -75,6 +75,26 @@ bool CpuBackend::supports(Precision p) const {
 
 void CpuBackend::attach_thread() { omp_set_num_threads(threads_); }
 
+CpuEvent& CpuBackend::own(Event& e, const char* what) {
+  auto* ev = dynamic_cast<CpuEvent*>(&e);
+  MG_ENSURE(ev != nullptr, std::string(what) + ": not a CPU event");
+  if (ev->owner() != this) {
+    throw Error(std::string(what) + ": event of device cpu:" + std::to_string(ev->device()) +
+                " used on device cpu:" + std::to_string(ordinal_) +
+                " (CUDA refuses this with cudaErrorInvalidResourceHandle)");
+  }
+  return *ev;
+}
+
+CpuEvent& CpuBackend::recorded(Event& e, const char* what) {
+  CpuEvent& ev = own(e, what);
+  if (!ev.recorded()) {
+    throw Error(std::string(what) + " on an event that was never recorded (CUDA: cudaErrorInvalidResourceHandle "
+                "for elapsed time; a wait on it would order nothing)");
+  }
+  return ev;
+}
+
 void* CpuBackend::device_alloc(size_t bytes) {
   const size_t rounded = std::max<size_t>(64, (bytes + 63) / 64 * 64);
   void* p = std::aligned_alloc(64, rounded);
@@ -93,15 +113,50 @@ void* CpuBackend::device_alloc(size_t bytes) {
 
 void CpuBackend::device_free(void* p) {
   if (!p) return;
+  size_t bytes = 0;
   {
     std::lock_guard<std::mutex> lk(mem_mu_);
     auto it = sizes_.find(p);
-    if (it != sizes_.end()) {
-      current_ -= it->second;
-      sizes_.erase(it);
+    MG_ENSURE(it != sizes_.end(), "device_free of a pointer this backend did not allocate");
+    bytes = it->second;
+    current_ -= bytes;
+    sizes_.erase(it);
+  }
+  // A copy still queued on a worker stream would read or write freed memory (on a GPU: silent corruption or
+  // an illegal address much later). The error is kept for the stream's next synchronize, as CUDA keeps a
+  // sticky error; the memory is released only after the copy ran so the process itself stays sound.
+  const auto lo = reinterpret_cast<uintptr_t>(p), hi = lo + bytes;
+  std::unique_lock<std::mutex> lk(use_mu_);
+  auto overlapping = [&]() -> const InFlight* {
+    for (const auto& kv : in_flight_)
+      if (kv.second.begin < hi && lo < kv.second.end) return &kv.second;
+    return nullptr;
+  };
+  if (const InFlight* u = overlapping()) {
+    u->stream->fail(std::make_exception_ptr(Error(
+        "device memory (" + std::to_string(bytes) + " bytes) freed while a copy on the " + u->stream_name +
+        " stream still used it: synchronise that stream (or wait on an event after the copy) before freeing")));
+    use_cv_.wait(lk, [&] { return overlapping() == nullptr; });
+  }
+  lk.unlock();
+  std::free(p);
+}
+
+size_t CpuBackend::device_memory_in_use() {
+  // The process's resident high-water mark: on a CPU "device memory" is host memory shared by every replica
+  // of the process, so this is the whole process, not this replica.
+  std::FILE* f = std::fopen("/proc/self/status", "r");
+  if (!f) return 0;
+  char line[256];
+  size_t kib = 0;
+  while (std::fgets(line, sizeof(line), f)) {
+    if (std::strncmp(line, "VmHWM:", 6) == 0) {
+      kib = std::strtoull(line + 6, nullptr, 10);
+      break;
     }
   }
-  std::free(p);
+  std::fclose(f);
+  return kib * 1024;
 }
 
 void* CpuBackend::host_alloc_pinned(size_t bytes) {
@@ -129,20 +184,41 @@ void CpuBackend::run_on(StreamKind s, std::function<void()> fn) {
   }
 }
 
-void CpuBackend::copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) {
-  run_on(s, [=] { std::memcpy(dst, src, bytes); });
-}
-void CpuBackend::copy_d2h(void* dst, const void* src, size_t bytes, StreamKind s) {
-  run_on(s, [=] { std::memcpy(dst, src, bytes); });
-}
-void CpuBackend::copy_d2d(void* dst, const void* src, size_t bytes, StreamKind s) {
-  run_on(s, [=] { std::memcpy(dst, src, bytes); });
+void CpuBackend::copy(void* dst, const void* src, size_t bytes, StreamKind s) {
+  WorkerStream* w = worker(s);
+  if (!w) {
+    std::memcpy(dst, src, bytes);
+    return;
+  }
+  uint64_t id_dst = 0, id_src = 0;
+  {
+    std::lock_guard<std::mutex> lk(use_mu_);
+    const char* name = s == StreamKind::Copy ? "copy" : "comm";
+    const auto d = reinterpret_cast<uintptr_t>(dst), r = reinterpret_cast<uintptr_t>(src);
+    id_dst = ++next_use_;
+    in_flight_[id_dst] = InFlight{d, d + bytes, w, name};
+    id_src = ++next_use_;
+    in_flight_[id_src] = InFlight{r, r + bytes, w, name};
+  }
+  w->enqueue([=] {
+    std::memcpy(dst, src, bytes);
+    {
+      std::lock_guard<std::mutex> lk(use_mu_);
+      in_flight_.erase(id_dst);
+      in_flight_.erase(id_src);
+    }
+    use_cv_.notify_all();
+  });
 }
 
-std::unique_ptr<Event> CpuBackend::create_event() { return std::make_unique<CpuEvent>(); }
+void CpuBackend::copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) { copy(dst, src, bytes, s); }
+void CpuBackend::copy_d2h(void* dst, const void* src, size_t bytes, StreamKind s) { copy(dst, src, bytes, s); }
+void CpuBackend::copy_d2d(void* dst, const void* src, size_t bytes, StreamKind s) { copy(dst, src, bytes, s); }
+
+std::unique_ptr<Event> CpuBackend::create_event() { return std::make_unique<CpuEvent>(this, ordinal_); }
 
 void CpuBackend::record(Event& e, StreamKind s) {
-  CpuEvent& ev = as_cpu(e);
+  CpuEvent& ev = own(e, "record");
   WorkerStream* w = worker(s);
   ev.stream = w;
   if (!w) {
@@ -154,7 +230,7 @@ void CpuBackend::record(Event& e, StreamKind s) {
 }
 
 void CpuBackend::stream_wait(StreamKind s, Event& e) {
-  CpuEvent& ev = as_cpu(e);
+  CpuEvent& ev = recorded(e, "stream_wait");
   if (WorkerStream* w = worker(s)) {
     w->enqueue([&ev] { ev.wait(); });
   } else {
@@ -163,7 +239,7 @@ void CpuBackend::stream_wait(StreamKind s, Event& e) {
 }
 
 void CpuBackend::synchronize(Event& e) {
-  CpuEvent& ev = as_cpu(e);
+  CpuEvent& ev = recorded(e, "synchronize");
   ev.wait();
   if (ev.stream) ev.stream->rethrow_if_failed();
 }
@@ -172,12 +248,14 @@ void CpuBackend::synchronize(StreamKind s) {
   if (WorkerStream* w = worker(s)) w->synchronize();
 }
 
-bool CpuBackend::query(Event& e) { return as_cpu(e).done(); }
+bool CpuBackend::query(Event& e) { return own(e, "query").done(); }
 
 double CpuBackend::elapsed_seconds(Event& start, Event& end) {
-  synchronize(start);
-  synchronize(end);
-  return std::chrono::duration<double>(as_cpu(end).time() - as_cpu(start).time()).count();
+  CpuEvent& a = recorded(start, "elapsed_seconds");
+  CpuEvent& b = recorded(end, "elapsed_seconds");
+  synchronize(a);
+  synchronize(b);
+  return std::chrono::duration<double>(b.time() - a.time()).count();
 }
 
 void CpuBackend::host_fn(StreamKind s, std::function<void()> fn) { run_on(s, std::move(fn)); }

@@ -2,6 +2,8 @@
 // cores; memory is ordinary aligned host memory, counted so peak memory is reported like device memory.
 #pragma once
 #include <atomic>
+#include <condition_variable>
+#include <cstdint>
 #include <memory>
 #include <mutex>
 #include <unordered_map>
@@ -30,6 +32,7 @@ class CpuBackend final : public Backend {
   void host_free_pinned(void* p) override;
   size_t peak_memory_bytes() const override { return peak_.load(); }
   void reset_peak_memory() override { peak_.store(current_.load()); }
+  size_t device_memory_in_use() override;
 
   void copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) override;
   void copy_d2h(void* dst, const void* src, size_t bytes, StreamKind s) override;
@@ -65,6 +68,10 @@ class CpuBackend final : public Backend {
  private:
   WorkerStream* worker(StreamKind s);  // nullptr for the inline Compute stream
   void run_on(StreamKind s, std::function<void()> fn);
+  void copy(void* dst, const void* src, size_t bytes, StreamKind s);
+  // The event as this backend's, or an Error naming the misuse (another device's event; never recorded).
+  CpuEvent& own(Event& e, const char* what);
+  CpuEvent& recorded(Event& e, const char* what);
 
   int ordinal_;
   int threads_;
@@ -74,6 +81,17 @@ class CpuBackend final : public Backend {
   std::mutex mem_mu_;
   std::unordered_map<void*, size_t> sizes_;
   std::atomic<size_t> current_{0}, peak_{0};
+  // Address ranges read or written by copies still queued on a worker stream, so device_free can tell when a
+  // buffer is released under pending work.
+  struct InFlight {
+    uintptr_t begin, end;
+    WorkerStream* stream;
+    const char* stream_name;
+  };
+  std::mutex use_mu_;
+  std::condition_variable use_cv_;
+  std::unordered_map<uint64_t, InFlight> in_flight_;
+  uint64_t next_use_ = 0;
 };
 
 // Defined with the oneDNN layers (cpu_layers*.cpp).

@@ -5,12 +5,14 @@ namespace mg {
 void CpuEvent::reset() {
   std::lock_guard<std::mutex> lk(mu_);
   done_ = false;
+  recorded_ = true;
 }
 
 void CpuEvent::complete(SteadyTime t) {
   {
     std::lock_guard<std::mutex> lk(mu_);
     done_ = true;
+    recorded_ = true;
     t_ = t;
   }
   cv_.notify_all();
@@ -24,6 +26,11 @@ void CpuEvent::wait() {
 bool CpuEvent::done() {
   std::lock_guard<std::mutex> lk(mu_);
   return done_;
+}
+
+bool CpuEvent::recorded() {
+  std::lock_guard<std::mutex> lk(mu_);
+  return recorded_;
 }
 
 SteadyTime CpuEvent::time() {
@@ -85,6 +92,11 @@ void WorkerStream::synchronize() {
     error_ = nullptr;
     std::rethrow_exception(e);
   }
+}
+
+void WorkerStream::fail(std::exception_ptr e) {
+  std::lock_guard<std::mutex> lk(mu_);
+  if (!error_) error_ = std::move(e);
 }
 
 void WorkerStream::rethrow_if_failed() {

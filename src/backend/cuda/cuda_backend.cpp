@@ -155,6 +155,13 @@ void CudaBackend::device_free(void* p) {
   MG_CHECK_CUDA(cudaFree(p));
 }
 
+size_t CudaBackend::device_memory_in_use() {
+  size_t free_b = 0, total_b = 0;
+  MG_CHECK_CUDA(cudaSetDevice(ordinal_));
+  MG_CHECK_CUDA(cudaMemGetInfo(&free_b, &total_b));
+  return total_b >= free_b ? total_b - free_b : 0;
+}
+
 void* CudaBackend::host_alloc_pinned(size_t bytes) {
   void* p = nullptr;
   const cudaError_t e = cudaMallocHost(&p, std::max<size_t>(bytes, 1));

@@ -36,6 +36,7 @@ class CudaBackend final : public Backend {
   void host_free_pinned(void* p) override;
   size_t peak_memory_bytes() const override { return peak_.load(); }
   void reset_peak_memory() override { peak_.store(current_.load()); }
+  size_t device_memory_in_use() override;
 
   void copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) override;
   void copy_d2h(void* dst, const void* src, size_t bytes, StreamKind s) override;
