@@ -135,7 +135,7 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
       throw UsageError(std::string("--precision ") + precision_name(cfg.precision) + " is not supported on " +
                        backends.back()->info().name + " (" + device_kind_name(cfg.device) + " supports: " +
                        (cfg.device == DeviceKind::Cpu ? "fp32, bf16 where the CPU has AVX-512 BF16"
-                                                      : "fp32, tf32, fp16, bf16 (bf16 needs sm_80+)") +
+                                                      : "fp32, fp16 (sm_70+), tf32 and bf16 (sm_80+)") +
                        ")");
     }
   }

@@ -261,3 +261,25 @@ TEST_CASE("device synthetic: one batch generated once, reused, zero wait, labels
   REQUIRE(std::any_of(img.begin(), img.end(), [&](float v) { return v != img[0]; }));
   REQUIRE(std::all_of(lab.begin(), lab.end(), [](int32_t v) { return v >= 0 && v < 7; }));
 }
+
+TEST_CASE("stager: the copy events of the last `held` batches stay distinct however far the producer runs") {
+  auto be = cpu();
+  const DataSpec s = small_spec(2, 4);
+  const int depth = 1, held = 10;  // e.g. --accum-steps 5 read one step late, with --staging-depth 1
+  auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, depth, held);
+  std::vector<std::pair<Event*, Event*>> seen;
+  for (int k = 0; k < held; ++k) {
+    DeviceBatch b = in->next();
+    seen.emplace_back(b.copy_begin, b.copy_end);
+    in->release();
+  }
+  std::this_thread::sleep_for(50ms);  // let the producer run ahead as far as it may
+  for (size_t i = 0; i < seen.size(); ++i) {
+    for (size_t j = i + 1; j < seen.size(); ++j) {
+      REQUIRE(seen[i].first != seen[j].first);
+      REQUIRE(seen[i].second != seen[j].second);
+    }
+    REQUIRE(be->elapsed_seconds(*seen[i].first, *seen[i].second) >= 0.0);
+  }
+  REQUIRE_THROWS(make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 1, 0));
+}

@@ -4,6 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
+#include "result/summary.h"
 #include "train/sweep.h"
 #include "train/trainer.h"
 
@@ -134,4 +135,63 @@ TEST_CASE("device counts: baseline added, duplicates and too many rejected", "[t
   c.device_counts = {1, 2};
   c.device_counts_defaulted = true;
   REQUIRE(resolve_device_counts(c, mpi) == std::vector<int>{4});
+}
+
+TEST_CASE("--forward-only and --trace with two replicas: no timing of collectives that never ran",
+          "[train][timing]") {
+  // Issue #12 defect 1: bucket times were read from events nothing recorded (a GPU fails at step 0).
+  RunConfig c = tiny_config();
+  c.forward_only = true;
+  c.steps = 3;
+  TrainRequest req;
+  req.local_replicas = 2;
+  req.trace = true;
+  req.job_key = "fwd-trace";
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  REQUIRE(r.samples.size() == 3);
+  REQUIRE_FALSE(r.trace.empty());
+  for (const TraceSpan& t : r.trace) REQUIRE(t.stream != "comm");
+  for (const BucketTiming& b : r.allreduce.per_bucket) REQUIRE(b.time_s == 0.0);
+}
+
+TEST_CASE("--accum-steps beyond the staging depth keeps every copy span of a traced step", "[train][timing]") {
+  // The stager's copy-event ring must outlive two steps of K batches each (steps are read one behind).
+  RunConfig c = tiny_config();
+  c.synthetic_source = "host";
+  c.staging_depth = 1;
+  c.accum_steps = 5;
+  c.steps = 3;
+  TrainRequest req;
+  req.trace = true;
+  req.job_key = "accum-trace";
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  int copies = 0;
+  for (const TraceSpan& t : r.trace) {
+    if (t.stream != "copy") continue;
+    ++copies;
+    REQUIRE(t.dur_s >= 0.0);
+    REQUIRE(t.start_s > -1.0);  // relative to the window start: a stale (re-recorded) event lands far off
+  }
+  REQUIRE(copies == 5 * 3);
+}
+
+TEST_CASE("images/s is global images over the timed window's wall time; step times are reported beside it",
+          "[train][timing]") {
+  RunConfig c = tiny_config();
+  TrainRequest req;
+  req.local_replicas = 2;
+  req.job_key = "window";
+  DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  summarize(r);
+  double steps = 0;
+  for (const StepBreakdown& s : r.samples) steps += s.total;
+  REQUIRE(r.timed_wall_s > 0);
+  // Steps run back to back inside the window, so the window is never shorter than their sum.
+  REQUIRE(r.timed_wall_s >= steps * (1 - 1e-6));
+  REQUIRE(r.images_per_sec == Approx(double(r.global_batch) * r.samples.size() / r.timed_wall_s));
+  REQUIRE(r.images_per_sec_from_steps == Approx(double(r.global_batch) * r.samples.size() / steps));
+  REQUIRE(r.images_per_sec <= r.images_per_sec_from_steps * (1 + 1e-6));
+  // On CPU the device-reported figure is the process's resident high-water mark, which holds mgbench's own.
+  REQUIRE(r.peak_memory_bytes > 0);
+  REQUIRE(r.device_memory_in_use_bytes >= r.peak_memory_bytes);
 }

@@ -67,6 +67,16 @@ cudaDataType_t cuda_dtype(DType dt) {
 }
 
 CudaBackend::CudaBackend(int ordinal, const BackendOptions&) : ordinal_(ordinal) {
+  // A throwing constructor runs no destructor: what was created so far is released here.
+  try {
+    init();
+  } catch (...) {
+    release();
+    throw;
+  }
+}
+
+void CudaBackend::init() {
   MG_CHECK_CUDA(cudaSetDevice(ordinal_));
   MG_CHECK_CUDA(cudaGetDeviceProperties(&prop_, ordinal_));
   sm_ = prop_.major * 10 + prop_.minor;
@@ -86,17 +96,26 @@ CudaBackend::CudaBackend(int ordinal, const BackendOptions&) : ordinal_(ordinal)
   MG_CHECK_CUDA(cudaMallocHost(reinterpret_cast<void**>(&counter_host_), sizeof(unsigned long long)));
 }
 
-CudaBackend::~CudaBackend() {
-  // Teardown must not throw; a failure here has nowhere better to go than stderr.
+CudaBackend::~CudaBackend() { release(); }
+
+void CudaBackend::release() noexcept {
+  // Teardown must not throw; a failure here has nowhere better to report to.
   if (cudaSetDevice(ordinal_) != cudaSuccess) return;
   for (cudaStream_t s : streams_)
-    if (s) cudaStreamSynchronize(s);
-  if (cublas_) cublasDestroy(cublas_);
-  if (cudnn_) cudnnDestroy(cudnn_);
-  if (counter_host_) cudaFreeHost(counter_host_);
-  for (auto& kv : sizes_) cudaFree(kv.first);
-  for (cudaStream_t s : streams_)
-    if (s) cudaStreamDestroy(s);
+    if (s) (void)cudaStreamSynchronize(s);
+  if (cublas_) (void)cublasDestroy(cublas_);
+  if (cudnn_) (void)cudnnDestroy(cudnn_);
+  cublas_ = nullptr;
+  cudnn_ = nullptr;
+  if (counter_host_) (void)cudaFreeHost(counter_host_);
+  counter_host_ = nullptr;
+  for (auto& kv : sizes_) (void)cudaFree(kv.first);
+  sizes_.clear();
+  for (cudaStream_t& s : streams_) {
+    if (s) (void)cudaStreamDestroy(s);
+    s = nullptr;
+  }
+  (void)cudaGetLastError();
 }
 
 DeviceInfo CudaBackend::info() const {
@@ -112,8 +131,8 @@ DeviceInfo CudaBackend::info() const {
 bool CudaBackend::supports(Precision p) const {
   switch (p) {
     case Precision::FP32: return true;
-    case Precision::TF32:
-    case Precision::FP16: return sm_ >= 70;
+    case Precision::FP16: return sm_ >= 70;  // tensor cores from Volta
+    case Precision::TF32:                     // TF32 and bf16 arrived with Ampere (sm_80)
     case Precision::BF16: return sm_ >= 80;
   }
   return false;

@@ -92,6 +92,8 @@ class CudaBackend final : public Backend {
 
  private:
   void rethrow_host_fn_error();
+  void init();
+  void release() noexcept;
 
   int ordinal_;
   int sm_ = 0;

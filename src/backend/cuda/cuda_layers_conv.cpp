@@ -1,10 +1,11 @@
 // 2-D convolution through cuDNN's convolution API on NHWC tensors, filters in the canonical {O, KH, KW, I/g}
 // layout (cuDNN's NHWC "KRSC" filter format, so the fp32 master weights need no reordering).
 //
-// Algorithms are chosen once, at construction, with cudnnFind*AlgorithmEx (each candidate is run and timed,
-// like torch.backends.cudnn.benchmark) on scratch tensors, within a workspace limit; identical problems share
-// the result through the backend's cache, and the chosen algorithms' workspace is reserved then, so nothing in
-// a timed step allocates or searches.
+// Algorithms are chosen once, at construction, for the passes that will run, with cudnnFind*AlgorithmEx (each
+// candidate is run and timed, like torch.backends.cudnn.benchmark) on scratch tensors, within a workspace
+// limit, falling back to the cudnnGet*Algorithm_v7 heuristics; identical problems share the result through
+// the backend's cache, and the chosen algorithms' workspace is reserved then, so nothing in a timed step
+// allocates or searches.
 //
 // Math: fp32 -> CUDNN_FMA_MATH (cuDNN's default would silently allow TF32); tf32 -> CUDNN_DEFAULT_MATH with
 // fp32 tensors; fp16/bf16 -> tensor-op math with half tensors and fp32 accumulation. For half precision the
@@ -12,6 +13,8 @@
 // the fp32 gradient.
 #include <algorithm>
 #include <cstdio>
+#include <string>
+#include <vector>
 
 #include "backend/cuda/cuda_layers.h"
 #include "kernels/kernels.cuh"
@@ -53,14 +56,52 @@ struct Descriptors {
   }
 };
 
+// The fastest result that ran (Find) or is expected to run (heuristics), whose math the precision allows
+// (fp32 must not use tensor cores) and whose workspace fits the limit. Results come sorted fastest first.
 template <typename Perf>
-const Perf* pick(const Perf* perf, int n, bool fp32_strict) {
+const Perf* pick(const Perf* perf, int n, bool fp32_strict, size_t workspace_limit) {
   for (int i = 0; i < n; ++i) {
     if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-    if (fp32_strict && perf[i].mathType == CUDNN_TENSOR_OP_MATH) continue;
+    if (fp32_strict && perf[i].mathType != CUDNN_DEFAULT_MATH && perf[i].mathType != CUDNN_FMA_MATH) continue;
+    if (perf[i].memory > workspace_limit) continue;
     return &perf[i];
   }
   return nullptr;
+}
+
+// "algo 1: CUDNN_STATUS_NOT_SUPPORTED, algo 6 (tensor-op math, 2 MiB): ok, ..." for an error message.
+template <typename Perf>
+std::string describe(const char* source, cudnnStatus_t call, const Perf* perf, int n) {
+  std::string d = std::string(source) + " returned " + cudnnGetErrorString(call);
+  if (call != CUDNN_STATUS_SUCCESS) return d;
+  d += n == 0 ? " with no candidates" : ":";
+  for (int i = 0; i < n; ++i) {
+    d += std::string(i ? "," : "") + " algo " + std::to_string(static_cast<int>(perf[i].algo)) + " (math " +
+         std::to_string(static_cast<int>(perf[i].mathType)) + ", " + std::to_string(perf[i].memory) +
+         " B workspace): " + cudnnGetErrorString(perf[i].status);
+  }
+  return d;
+}
+
+// One direction's choice: cudnnFind*AlgorithmEx (runs and times each candidate), and when that yields nothing
+// usable (every candidate failed, none fits the workspace, or Find itself failed) the cudnnGet*Algorithm_v7
+// heuristics, which need no memory. find/heur fill (perf, n) and return the call's status.
+template <typename Perf, typename Find, typename Heur>
+Perf choose(const std::string& what, bool strict, size_t limit, Find find, Heur heur) {
+  std::vector<Perf> perf(64);
+  int n = 0;
+  const cudnnStatus_t fs = find(perf.data(), static_cast<int>(perf.size()), &n);
+  if (fs == CUDNN_STATUS_SUCCESS)
+    if (const Perf* p = pick(perf.data(), n, strict, limit)) return *p;
+  const std::string found = describe("cudnnFind*AlgorithmEx", fs, perf.data(), fs == CUDNN_STATUS_SUCCESS ? n : 0);
+  std::vector<Perf> hp(64);
+  int hn = 0;
+  const cudnnStatus_t hs = heur(hp.data(), static_cast<int>(hp.size()), &hn);
+  if (hs == CUDNN_STATUS_SUCCESS)
+    if (const Perf* p = pick(hp.data(), hn, strict, limit)) return *p;
+  throw Error(what + ": no usable algorithm within a " + std::to_string(limit) + " B workspace" +
+              (strict ? " without tensor-op math" : "") + "; " + found + "; " +
+              describe("cudnnGet*Algorithm_v7", hs, hp.data(), hs == CUDNN_STATUS_SUCCESS ? hn : 0));
 }
 
 class ConvLayer final : public CudaLayer {
@@ -118,7 +159,7 @@ class ConvLayer final : public CudaLayer {
 
     if (dt_ != DType::F32) {
       w_low_ = Buffer(be, static_cast<size_t>(wn_) * dtype_size(dt_));
-      dw_low_ = Buffer(be, static_cast<size_t>(wn_) * dtype_size(dt_));
+      if (opt.backward) dw_low_ = Buffer(be, static_cast<size_t>(wn_) * dtype_size(dt_));
     }
     choose_algorithms();
   }
@@ -142,6 +183,9 @@ class ConvLayer final : public CudaLayer {
                 const std::vector<Tensor>& din, bool accumulate) override {
     check_io(in, out);
     check_bound();
+    // No algorithm was chosen for a pass the layer was told would not run.
+    MG_ENSURE(opt_.backward, where() + "backward() on a layer created for forward only");
+    MG_ENSURE(!din[0].data || opt_.input_grad, where() + "input gradient asked of a layer created without one");
     const float one = 1.0f, zero = 0.0f, beta_w = accumulate ? 1.0f : 0.0f;
     if (desc_.conv.bias) {
       const int64_t oc = out_shape_.c();
@@ -191,7 +235,10 @@ class ConvLayer final : public CudaLayer {
   }
 
   void choose_algorithms() {
-    const std::string key = problem_key();
+    // Only the passes that will run: no backward under --forward-only, no backward-data when the input needs
+    // no gradient (the first layer). A direction cuDNN cannot do must not fail a run that never uses it.
+    const bool fwd = true, bwd_data = opt_.backward && opt_.input_grad, bwd_filter = opt_.backward;
+    const std::string key = problem_key() + (bwd_filter ? "|wgrad" : "") + (bwd_data ? "|dgrad" : "");
     auto& cache = be_.conv_algo_cache();
     auto hit = cache.find(key);
     if (hit != cache.end()) {
@@ -201,7 +248,7 @@ class ConvLayer final : public CudaLayer {
     }
     const size_t es = dtype_size(dt_);
     SearchMem x(static_cast<size_t>(in_shapes_[0].numel()) * es), y(static_cast<size_t>(out_shape_.numel()) * es),
-        w(static_cast<size_t>(wn_) * es), dw(static_cast<size_t>(wn_) * es);
+        w(static_cast<size_t>(wn_) * es), dw(bwd_filter ? static_cast<size_t>(wn_) * es : 0);
     // Zeros, so no candidate is timed on denormals or NaNs from uninitialised memory.
     MG_CHECK_CUDA(cudaMemsetAsync(x.get(), 0, static_cast<size_t>(in_shapes_[0].numel()) * es, stream()));
     MG_CHECK_CUDA(cudaMemsetAsync(y.get(), 0, static_cast<size_t>(out_shape_.numel()) * es, stream()));
@@ -213,7 +260,7 @@ class ConvLayer final : public CudaLayer {
       void* probe = nullptr;
       const cudaError_t e = ws_bytes ? cudaMalloc(&probe, ws_bytes) : cudaSuccess;
       if (e == cudaSuccess) {
-        if (probe) cudaFree(probe);
+        if (probe) MG_CHECK_CUDA(cudaFree(probe));
         ws = std::make_unique<SearchMem>(ws_bytes);
       } else if (e == cudaErrorMemoryAllocation && ws_bytes > (size_t{1} << 20)) {
         (void)cudaGetLastError();
@@ -224,49 +271,65 @@ class ConvLayer final : public CudaLayer {
     }
     const bool strict = opt_.precision == Precision::FP32;
     MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, search_math()));
+    const std::string who = where() + precision_name(opt_.precision) + " input " + in_shapes_[0].str() +
+                            " output " + out_shape_.str() + " (" + problem_key() + ")";
+    cudnnHandle_t h = be_.cudnn();
     CudaBackend::ConvAlgos a{};
-    int n = 0;
-
-    cudnnConvolutionFwdAlgoPerf_t fp[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
-    MG_CHECK_CUDNN(cudnnFindConvolutionForwardAlgorithmEx(be_.cudnn(), d_.x, x.get(), d_.w, w.get(), d_.conv,
-                                                          d_.y, y.get(), CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &n, fp,
-                                                          ws->get(), ws_bytes));
-    const auto* f = pick(fp, n, strict);
-    if (!f) throw Error(where() + "cuDNN has no forward convolution algorithm for " + key);
-    a.fwd = f->algo;
-    a.fwd_math = strict ? CUDNN_FMA_MATH : f->mathType;
-
-    cudnnConvolutionBwdDataAlgoPerf_t dp[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
-    MG_CHECK_CUDNN(cudnnFindConvolutionBackwardDataAlgorithmEx(
-        be_.cudnn(), d_.w, w.get(), d_.y, y.get(), d_.conv, d_.x, x.get(),
-        CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT, &n, dp, ws->get(), ws_bytes));
-    const auto* bd = pick(dp, n, strict);
-    if (!bd) throw Error(where() + "cuDNN has no backward-data convolution algorithm for " + key);
-    a.bwd_data = bd->algo;
-    a.bwd_data_math = strict ? CUDNN_FMA_MATH : bd->mathType;
-
-    cudnnConvolutionBwdFilterAlgoPerf_t wp[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
-    MG_CHECK_CUDNN(cudnnFindConvolutionBackwardFilterAlgorithmEx(
-        be_.cudnn(), d_.x, x.get(), d_.y, y.get(), d_.conv, d_.w, dw.get(),
-        CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT, &n, wp, ws->get(), ws_bytes));
-    const auto* bf = pick(wp, n, strict);
-    if (!bf) throw Error(where() + "cuDNN has no backward-filter convolution algorithm for " + key);
-    a.bwd_filter = bf->algo;
-    a.bwd_filter_math = strict ? CUDNN_FMA_MATH : bf->mathType;
-
-    // The chosen algorithms' workspace under the math type they will run with.
     size_t need = 0, s = 0;
-    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.fwd_math));
-    MG_CHECK_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(be_.cudnn(), d_.x, d_.w, d_.conv, d_.y, a.fwd, &s));
-    need = std::max(need, s);
-    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.bwd_data_math));
-    MG_CHECK_CUDNN(cudnnGetConvolutionBackwardDataWorkspaceSize(be_.cudnn(), d_.w, d_.y, d_.conv, d_.x,
-                                                                a.bwd_data, &s));
-    need = std::max(need, s);
-    MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.bwd_filter_math));
-    MG_CHECK_CUDNN(cudnnGetConvolutionBackwardFilterWorkspaceSize(be_.cudnn(), d_.x, d_.y, d_.conv, d_.w,
-                                                                  a.bwd_filter, &s));
-    need = std::max(need, s);
+
+    // Workspace of a choice: what the search measured, or what cuDNN says the algorithm needs under the math
+    // type it will run with, whichever is larger (they can differ; too little fails at run time).
+    if (fwd) {
+      const auto f = choose<cudnnConvolutionFwdAlgoPerf_t>(
+          who + " forward", strict, ws_bytes,
+          [&](cudnnConvolutionFwdAlgoPerf_t* p, int cap, int* n) {
+            return cudnnFindConvolutionForwardAlgorithmEx(h, d_.x, x.get(), d_.w, w.get(), d_.conv, d_.y, y.get(),
+                                                          cap, n, p, ws->get(), ws_bytes);
+          },
+          [&](cudnnConvolutionFwdAlgoPerf_t* p, int cap, int* n) {
+            return cudnnGetConvolutionForwardAlgorithm_v7(h, d_.x, d_.w, d_.conv, d_.y, cap, n, p);
+          });
+      a.fwd = f.algo;
+      a.fwd_math = strict ? CUDNN_FMA_MATH : f.mathType;
+      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.fwd_math));
+      MG_CHECK_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(h, d_.x, d_.w, d_.conv, d_.y, a.fwd, &s));
+      need = std::max({need, s, f.memory});
+      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, search_math()));
+    }
+    if (bwd_data) {
+      const auto d = choose<cudnnConvolutionBwdDataAlgoPerf_t>(
+          who + " backward-data", strict, ws_bytes,
+          [&](cudnnConvolutionBwdDataAlgoPerf_t* p, int cap, int* n) {
+            return cudnnFindConvolutionBackwardDataAlgorithmEx(h, d_.w, w.get(), d_.y, y.get(), d_.conv, d_.x,
+                                                               x.get(), cap, n, p, ws->get(), ws_bytes);
+          },
+          [&](cudnnConvolutionBwdDataAlgoPerf_t* p, int cap, int* n) {
+            return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d_.w, d_.y, d_.conv, d_.x, cap, n, p);
+          });
+      a.bwd_data = d.algo;
+      a.bwd_data_math = strict ? CUDNN_FMA_MATH : d.mathType;
+      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.bwd_data_math));
+      MG_CHECK_CUDNN(cudnnGetConvolutionBackwardDataWorkspaceSize(h, d_.w, d_.y, d_.conv, d_.x, a.bwd_data, &s));
+      need = std::max({need, s, d.memory});
+      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, search_math()));
+    }
+    if (bwd_filter) {
+      const auto f = choose<cudnnConvolutionBwdFilterAlgoPerf_t>(
+          who + " backward-filter", strict, ws_bytes,
+          [&](cudnnConvolutionBwdFilterAlgoPerf_t* p, int cap, int* n) {
+            return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d_.x, x.get(), d_.y, y.get(), d_.conv, d_.w,
+                                                                 dw.get(), cap, n, p, ws->get(), ws_bytes);
+          },
+          [&](cudnnConvolutionBwdFilterAlgoPerf_t* p, int cap, int* n) {
+            return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d_.x, d_.y, d_.conv, d_.w, cap, n, p);
+          });
+      a.bwd_filter = f.algo;
+      a.bwd_filter_math = strict ? CUDNN_FMA_MATH : f.mathType;
+      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.bwd_filter_math));
+      MG_CHECK_CUDNN(
+          cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d_.x, d_.y, d_.conv, d_.w, a.bwd_filter, &s));
+      need = std::max({need, s, f.memory});
+    }
     a.workspace = need;
     MG_CHECK_CUDA(cudaStreamSynchronize(stream()));  // the search buffers go when this returns
     cache.emplace(key, a);
