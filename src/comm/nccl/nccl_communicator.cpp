@@ -140,28 +140,30 @@ class NcclCommunicator final : public Communicator {
     auto st = static_cast<cudaStream_t>(be.native_stream(s));
     const ncclDataType_t t = nccl_dtype(dt);
     MG_CHECK_CUDA(cudaSetDevice(device_));  // NCCL enqueues on the current device's context
-    std::lock_guard<std::mutex> lk(*group_->mu[index_]);
-    throw_if_failed();
     ncclResult_t r = ncclSuccess;
-    switch (op) {
-      case CollectiveOp::AllReduce: r = ncclAllReduce(send, recv, count, t, ncclSum, comm_, st); break;
-      case CollectiveOp::ReduceScatter: r = ncclReduceScatter(send, recv, count, t, ncclSum, comm_, st); break;
-      case CollectiveOp::AllGather: r = ncclAllGather(send, recv, count, t, comm_, st); break;
-      case CollectiveOp::Broadcast: r = ncclBroadcast(send, recv, count, t, root, comm_, st); break;
-      case CollectiveOp::Reduce: r = ncclReduce(send, recv, count, t, ncclSum, root, comm_, st); break;
+    {
+      // The lock orders this call against an abort from another thread; it is not held while waiting below,
+      // so an abort (watchdog, failing peer replica) is never delayed by a slow enqueue.
+      std::lock_guard<std::mutex> lk(*group_->mu[index_]);
+      throw_if_failed();
+      switch (op) {
+        case CollectiveOp::AllReduce: r = ncclAllReduce(send, recv, count, t, ncclSum, comm_, st); break;
+        case CollectiveOp::ReduceScatter: r = ncclReduceScatter(send, recv, count, t, ncclSum, comm_, st); break;
+        case CollectiveOp::AllGather: r = ncclAllGather(send, recv, count, t, comm_, st); break;
+        case CollectiveOp::Broadcast: r = ncclBroadcast(send, recv, count, t, root, comm_, st); break;
+        case CollectiveOp::Reduce: r = ncclReduce(send, recv, count, t, ncclSum, root, comm_, st); break;
+      }
     }
     // Non-blocking communicators may still be connecting (NCCL connects lazily on first use).
-    if (r == ncclInProgress) r = wait_state(comm_, deadline_after(timeout_s_));
+    if (r == ncclInProgress) r = poll_state(deadline_after(timeout_s_));
     if (r == ncclInProgress) {
-      fail_locked(std::string("NCCL ") + collective_name(op) + " on rank " + std::to_string(rank_) +
-                  " could not be enqueued within " + std::to_string(static_cast<int>(timeout_s_)) +
-                  " s (--comm-timeout): a peer rank is missing");
-      throw_if_failed();
+      fail(std::string("NCCL ") + collective_name(op) + " on rank " + std::to_string(rank_) +
+           " could not be enqueued within " + std::to_string(static_cast<int>(timeout_s_)) +
+           " s (--comm-timeout): a peer rank is missing");
     }
     if (r != ncclSuccess) {
-      fail_locked(std::string("NCCL ") + collective_name(op) + " on rank " + std::to_string(rank_) + " failed: " +
-                  nccl_error_detail(r));
-      throw_if_failed();
+      fail(std::string("NCCL ") + collective_name(op) + " on rank " + std::to_string(rank_) + " failed: " +
+           nccl_error_detail(r));
     }
     track(st, collective_name(op));
   }
@@ -215,6 +217,34 @@ class NcclCommunicator final : public Communicator {
     pending_.push_back({ev, Clock::now(), what});
   }
 
+  // Polls the communicator's state until it leaves ncclInProgress or the deadline passes, taking the lock only
+  // around each query: an abort from another thread gets in between, and once aborted the communicator is
+  // freed, so it is not queried again (the abort's error is thrown instead).
+  ncclResult_t poll_state(Clock::time_point deadline) {
+    while (true) {
+      ncclResult_t state = ncclInProgress;
+      {
+        std::lock_guard<std::mutex> lk(*group_->mu[index_]);
+        throw_if_failed();
+        const ncclResult_t q = ncclCommGetAsyncError(comm_, &state);
+        if (q != ncclSuccess) return q;
+      }
+      if (state != ncclInProgress) return state;
+      if (Clock::now() > deadline) return ncclInProgress;
+      std::this_thread::sleep_for(std::chrono::microseconds(200));
+    }
+  }
+
+  // Records the error, aborts, and throws (the first error if another thread failed first).
+  [[noreturn]] void fail(const std::string& msg) {
+    {
+      std::lock_guard<std::mutex> lk(*group_->mu[index_]);
+      fail_locked(msg);
+    }
+    throw_if_failed();
+    throw Error(msg);  // not reached: fail_locked set failed_
+  }
+
   // Caller holds group_->mu[index_]. Keeps the first error; aborting unblocks every kernel of this comm.
   void fail_locked(const std::string& msg) {
     {
@@ -239,9 +269,14 @@ class NcclCommunicator final : public Communicator {
       if (stop_ || failed_.load()) continue;
       std::string problem;
       ncclResult_t async = ncclSuccess;
-      if (ncclCommGetAsyncError(comm_, &async) == ncclSuccess && async != ncclSuccess && async != ncclInProgress) {
-        problem = "NCCL reported an asynchronous error on rank " + std::to_string(rank_) + ": " +
-                  nccl_error_detail(async) + " (a peer rank was lost?)";
+      {
+        // Under the communicator's lock: another thread may be aborting it, after which it is freed.
+        std::lock_guard<std::mutex> g(*group_->mu[index_]);
+        if (group_->aborted[index_]) continue;
+        if (ncclCommGetAsyncError(comm_, &async) == ncclSuccess && async != ncclSuccess && async != ncclInProgress) {
+          problem = "NCCL reported an asynchronous error on rank " + std::to_string(rank_) + ": " +
+                    nccl_error_detail(async) + " (a peer rank was lost?)";
+        }
       }
       while (problem.empty() && !pending_.empty()) {
         const Pending& p = pending_.front();
