@@ -235,6 +235,7 @@ RunConfig config_from_json(const Reader& rd, const json& j) {
   c.config_file = rd.get<std::string>(j, w, "config_file");
   c.command_line = rd.get<std::string>(j, w, "command_line");
   c.progress = rd.get<bool>(j, w, "progress");
+  if (j.contains("check")) c.check = rd.get<bool>(j, w, "check");  // added later
   return c;
 }
 
@@ -420,7 +421,26 @@ json to_json(const RunConfig& c) {
           {"trace_path", c.trace_path},
           {"config_file", c.config_file},
           {"command_line", c.command_line},
-          {"progress", c.progress}};
+          {"progress", c.progress},
+          {"check", c.check}};
+}
+
+json to_json(const CheckReport& c) {
+  if (!c.ran) return nullptr;
+  json rows = json::array();
+  for (const CheckRow& row : c.rows) {
+    rows.push_back({{"group", row.group},
+                    {"name", row.name},
+                    {"precision", row.precision},
+                    {"metric", row.metric},
+                    // An error that could not be measured (a case that failed to run) is null.
+                    {"error", std::isfinite(row.error) ? json(row.error) : json(nullptr)},
+                    {"tolerance", row.tolerance},
+                    {"passed", row.passed},
+                    {"detail", row.detail}});
+  }
+  return {{"passed", c.passed()}, {"device", c.device}, {"reference", c.reference}, {"seconds", c.seconds},
+          {"rows", rows}};
 }
 
 json to_json(const RunResult& r) {
@@ -432,6 +452,7 @@ json to_json(const RunResult& r) {
           {"command_line", r.env.command_line.empty() ? r.config.command_line : r.env.command_line},
           {"environment", environment_json(r.env)},
           {"config", to_json(r.config)},
+          {"check", to_json(r.check)},
           {"runs", runs}};
 }
 
@@ -453,6 +474,28 @@ RunResult result_from_json(const json& j, const std::string& source) {
   r.env.git_commit = rd.get<std::string>(mg, "mgbench", "commit");
   r.env.command_line = rd.get<std::string>(j, "(top level)", "command_line");
   r.config = config_from_json(rd, rd.at(j, "(top level)", "config"));
+  // Added later: absent in older files, null when the run skipped it.
+  if (j.contains("check") && !j["check"].is_null()) {
+    const json& c = j["check"];
+    r.check.ran = true;
+    r.check.device = rd.get<std::string>(c, "check", "device");
+    r.check.reference = rd.get<std::string>(c, "check", "reference");
+    r.check.seconds = rd.get<double>(c, "check", "seconds");
+    const json& rows = rd.array(c, "check", "rows");
+    for (size_t i = 0; i < rows.size(); ++i) {
+      const std::string w = "check.rows[" + std::to_string(i) + "]";
+      CheckRow row;
+      row.group = rd.get<std::string>(rows[i], w, "group");
+      row.name = rd.get<std::string>(rows[i], w, "name");
+      row.precision = rd.get<std::string>(rows[i], w, "precision");
+      row.metric = rd.get<std::string>(rows[i], w, "metric");
+      row.error = rd.at(rows[i], w, "error").is_null() ? INFINITY : rd.get<double>(rows[i], w, "error");
+      row.tolerance = rd.get<double>(rows[i], w, "tolerance");
+      row.passed = rd.get<bool>(rows[i], w, "passed");
+      row.detail = rd.get<std::string>(rows[i], w, "detail");
+      r.check.rows.push_back(std::move(row));
+    }
+  }
   const json& runs = rd.array(j, "(top level)", "runs");
   for (size_t i = 0; i < runs.size(); ++i)
     r.runs.push_back(run_from_json(rd, runs[i], "runs[" + std::to_string(i) + "]"));

@@ -14,6 +14,7 @@ constexpr int kResultSchemaVersion = 1;
 
 nlohmann::json to_json(const RunConfig& c);  // every field; enums as their command-line spelling
 nlohmann::json to_json(const RunResult& r);
+nlohmann::json to_json(const CheckReport& r);  // null when the check did not run
 
 // The inverse of to_json (what `mgbench compare` reads). source names the file in error messages:
 // UsageError("<source>: <json path>: <problem>") for a missing field, a wrong type or an unknown enum value,

@@ -75,6 +75,7 @@ struct RunConfig {
   std::string config_file;
   std::string command_line;
   bool progress = true;  // only shown on a TTY
+  bool check = true;     // correctness check of the model's layers and training before timing (--no-check)
 };
 
 }  // namespace mg

@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "result/check_report.h"
 #include "result/run_config.h"
 
 namespace mg {
@@ -144,6 +145,8 @@ struct RunResult {
   Environment env;
   RunConfig config;
   std::vector<DeviceCountResult> runs;
+  // The correctness check run before timing (src/check); ran=false when skipped with --no-check.
+  CheckReport check;
 };
 
 }  // namespace mg

@@ -22,5 +22,6 @@ std::unique_ptr<Command> make_compare_command();       // cmd_compare.cpp
 std::unique_ptr<Command> make_prepare_data_command();  // cmd_prepare_data.cpp
 std::unique_ptr<Command> make_report_command();        // cmd_report.cpp
 std::unique_ptr<Command> make_predict_command();       // cmd_predict.cpp
+std::unique_ptr<Command> make_check_command();         // cmd_check.cpp
 
 }  // namespace mg

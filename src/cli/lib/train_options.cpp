@@ -89,12 +89,15 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--trace", c.trace_path, "write a Chrome/Perfetto trace of the largest device count");
   app.add_option("--html", o.html_path, "write a self-contained HTML report (plots, tables, environment)");
   app.add_flag("--no-progress", o.no_progress, "no progress line even on a terminal");
+  app.add_flag("--no-check", o.no_check,
+               "skip the correctness check of the model's layers and a few training steps before timing");
 }
 
 RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line) {
   RunConfig c = o.cfg;
   c.command_line = command_line;
   c.progress = !o.no_progress;
+  c.check = !o.no_check;
   c.overlap = !o.no_overlap;
   c.model = canonical_model_name(c.model);
 

@@ -21,6 +21,7 @@ struct TrainOptions {
   std::vector<std::string> transports;
   bool no_overlap = false;
   bool no_progress = false;
+  bool no_check = false;
   int64_t batch_size = 0;  // 0 = the device's default
   int steps = 0, warmup = -1;
   std::string html_path;  // --html: not part of the run description (the JSON records the command line)

@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <memory>
 
+#include "check/check.h"
 #include "cli/lib/child_runs.h"
 #include "comm/world.h"
 #include "core/error.h"
@@ -109,7 +110,19 @@ int run_training(const RunConfig& cfg, const std::string& html_path) {
       if (progress) progress->finish();
     };
   }
+  CheckReport checked;
+  if (cfg.check && !cfg.input_only) {
+    // Seconds, before anything is timed: a figure from a device that computes the model wrongly is worthless.
+    const int ordinal = cfg.device == DeviceKind::Cuda && !cfg.gpu_ids.empty() ? cfg.gpu_ids[0] : 0;
+    checked = check::model_check(cfg.device, ordinal, cfg.model, cfg.precision);
+    if (!checked.passed()) {
+      std::fputs(check::format_check_table(checked).c_str(), stderr);
+      throw Error("the correctness check of " + cfg.model + " at " + precision_name(cfg.precision) + " failed on " +
+                  checked.device + " (table above); `mgbench check` runs the full check, --no-check skips it");
+    }
+  }
   RunResult result = run_sweep(cfg, launch, hooks);
+  result.check = checked;
   for (auto& r : result.runs) summarize(r);
   compute_scaling(result.runs);
   if (!lead) return 0;  // rank 0 reports for every rank

@@ -1,0 +1,95 @@
+#include "check/check.h"
+
+#include <chrono>
+#include <cmath>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "check/layer_check.h"
+#include "check/system_check.h"
+#include "core/error.h"
+#include "models/registry.h"
+
+namespace mg::check {
+
+namespace {
+
+std::string describe(Backend& be) {
+  return std::string(device_kind_name(be.kind())) + ":" + std::to_string(be.info().ordinal) + " (" + be.info().name +
+         ")";
+}
+
+}  // namespace
+
+CheckReport run_check(const CheckRequest& req) {
+  const auto t0 = std::chrono::steady_clock::now();
+  CheckReport rep;
+  rep.ran = true;
+  BackendOptions opt;
+  // One thread per CPU "stream", so copy and compute of the staging check can run side by side.
+  if (req.device == DeviceKind::Cpu) opt.threads = 1;
+  std::unique_ptr<Backend> dut = make_backend(req.device, req.ordinal, opt);
+  std::unique_ptr<Backend> cpu_ref;
+  if (req.device == DeviceKind::Cuda) cpu_ref = make_backend(DeviceKind::Cpu, 0, BackendOptions{});
+  rep.device = describe(*dut);
+  rep.reference = cpu_ref ? "CPU backend at fp32" : "naive fp64 reference";
+
+  std::vector<Precision> precisions = req.precisions;
+  if (precisions.empty()) {
+    for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
+      if (dut->supports(p)) precisions.push_back(p);
+  }
+  for (Precision p : precisions) {
+    if (!dut->supports(p)) {
+      throw UsageError(std::string("--precision ") + precision_name(p) + " is not supported on " + rep.device);
+    }
+  }
+  const std::vector<LayerCase> cases =
+      req.model.empty() ? all_layer_cases() : layer_cases_for(build_model(req.model, 10));
+  for (Precision p : precisions)
+    for (const LayerCase& c : cases) rep.rows.push_back(check_layer(*dut, cpu_ref.get(), c, p));
+  if (req.training)
+    for (Precision p : precisions) rep.rows.push_back(check_training(*dut, p));
+  if (req.staging) rep.rows.push_back(check_staging_overlap(*dut));
+  if (req.collectives) {
+    const int devices = req.device == DeviceKind::Cuda ? cuda_device_count() : 2;
+    dut.reset();  // the collective check creates its own backend for every device
+    for (CheckRow& r : check_collectives(req.device, devices)) rep.rows.push_back(std::move(r));
+  }
+  rep.seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  return rep;
+}
+
+CheckReport model_check(DeviceKind device, int ordinal, const std::string& model, Precision precision) {
+  CheckRequest req;
+  req.device = device;
+  req.ordinal = ordinal;
+  req.model = model;
+  req.precisions = {precision};
+  req.collectives = false;
+  req.staging = false;
+  return run_check(req);
+}
+
+std::string format_check_table(const CheckReport& r) {
+  std::string out = fmt::format("device: {}   reference: {}\n", r.device, r.reference);
+  out += fmt::format("{:<12} {:<58} {:<9} {:>11} {:>11}  {:<6} {}\n", "check", "case", "precision", "error",
+                     "tolerance", "result", "detail");
+  int failed = 0;
+  for (const CheckRow& row : r.rows) {
+    const std::string err = row.metric == "wrong" && std::isfinite(row.error)
+                                ? fmt::format("{:.0f} wrong", row.error)
+                                : fmt::format("{:.3g}", row.error);
+    const std::string tol = row.metric == "overlap" ? fmt::format(">= {:.3g}", row.tolerance)
+                                                    : fmt::format("{:.3g}", row.tolerance);
+    out += fmt::format("{:<12} {:<58} {:<9} {:>11} {:>11}  {:<6} {}\n", row.group, row.name,
+                       row.precision.empty() ? "-" : row.precision, err, tol, row.passed ? "pass" : "FAIL", row.detail);
+    failed += row.passed ? 0 : 1;
+  }
+  out += fmt::format("{} of {} checks passed in {:.1f} s{}\n", r.rows.size() - failed, r.rows.size(), r.seconds,
+                     failed ? "" : " (all)");
+  return out;
+}
+
+}  // namespace mg::check

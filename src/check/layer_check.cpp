@@ -1,0 +1,335 @@
+#include "check/layer_check.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <numeric>
+#include <set>
+
+#include "backend/device_buffer.h"
+#include "check/reference_layers.h"
+#include "core/counter_rng.h"
+#include "core/error.h"
+#include "core/half.h"
+
+namespace mg::check {
+
+namespace {
+
+constexpr uint64_t kSeed = 7;
+
+Vec random_vec(size_t n, uint64_t seed, float lo, float hi) {
+  Vec v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * counter_uniform(seed, i);
+  return v;
+}
+
+Vec distinct_values(size_t n, uint64_t seed) {
+  MG_ENSURE(n <= 512, "distinct layer inputs are limited to 512 elements (integers exact in bf16)");
+  std::vector<size_t> idx(n);
+  std::iota(idx.begin(), idx.end(), 0);
+  std::sort(idx.begin(), idx.end(),
+            [&](size_t a, size_t b) { return counter_uniform(seed, a) < counter_uniform(seed, b); });
+  Vec v(n);
+  for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(idx[i]) - static_cast<float>(n / 2);
+  return v;
+}
+
+float round_to(float x, DType dt) {
+  if (dt == DType::BF16) return bf16_to_float(float_to_bf16(x));
+  if (dt == DType::F16) return fp16_to_float(float_to_fp16(x));
+  return x;
+}
+
+Vec rounded(Vec v, DType dt) {
+  for (float& x : v) x = round_to(x, dt);
+  return v;
+}
+
+std::vector<uint8_t> encode(const Vec& v, DType dt) {
+  std::vector<uint8_t> out(v.size() * dtype_size(dt));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (dt == DType::F32) {
+      std::memcpy(out.data() + 4 * i, &v[i], 4);
+    } else {
+      const uint16_t h = dt == DType::BF16 ? float_to_bf16(v[i]) : float_to_fp16(v[i]);
+      std::memcpy(out.data() + 2 * i, &h, 2);
+    }
+  }
+  return out;
+}
+
+Vec decode(const std::vector<uint8_t>& b, DType dt) {
+  Vec v(b.size() / dtype_size(dt));
+  for (size_t i = 0; i < v.size(); ++i) {
+    if (dt == DType::F32) {
+      std::memcpy(&v[i], b.data() + 4 * i, 4);
+    } else {
+      uint16_t h;
+      std::memcpy(&h, b.data() + 2 * i, 2);
+      v[i] = dt == DType::BF16 ? bf16_to_float(h) : fp16_to_float(h);
+    }
+  }
+  return v;
+}
+
+DeviceBuffer upload(Backend& be, const Vec& v, DType dt) {
+  const std::vector<uint8_t> b = encode(v, dt);
+  DeviceBuffer d(be, std::max<size_t>(b.size(), 4));
+  be.copy_h2d(d.get(), b.data(), b.size(), StreamKind::Compute);
+  be.synchronize(StreamKind::Compute);
+  return d;
+}
+
+Vec download(Backend& be, const void* p, size_t n, DType dt) {
+  std::vector<uint8_t> b(n * dtype_size(dt));
+  be.copy_d2h(b.data(), p, b.size(), StreamKind::Compute);
+  be.synchronize(StreamKind::Compute);
+  return decode(b, dt);
+}
+
+struct Inputs {
+  std::vector<Vec> x, params;
+  Vec dout;
+};
+
+// What one layer computed on a backend, as host fp32 vectors.
+struct LayerRun {
+  Vec out, out_inference;
+  std::vector<Vec> din, dparams, dparams_accumulated;
+};
+
+LayerRun run_layer(Backend& be, const LayerCase& c, Precision p, const Inputs& in) {
+  be.attach_thread();
+  const DType dt = activation_dtype(p);
+  LayerOptions opt;
+  opt.precision = p;
+  opt.seed = kSeed;
+  auto op = be.create_layer(c.desc, c.shapes, opt);
+  const Shape out_shape = op->output_shape();
+  const auto ps = op->params();
+  MG_ENSURE(ps.size() == in.params.size(), "layer " + c.name + ": parameter count differs from layer_params");
+  std::vector<DeviceBuffer> pbuf, gbuf;
+  std::vector<float*> pp, gp;
+  for (size_t j = 0; j < ps.size(); ++j) {
+    pbuf.push_back(upload(be, in.params[j], DType::F32));
+    gbuf.push_back(upload(be, Vec(in.params[j].size(), 0.f), DType::F32));
+    pp.push_back(pbuf.back().as<float>());
+    gp.push_back(gbuf.back().as<float>());
+  }
+  op->bind(pp, gp);
+  std::vector<DeviceBuffer> xb, dxb;
+  std::vector<Tensor> xt, dxt;
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    xb.push_back(upload(be, in.x[i], dt));
+    dxb.emplace_back(be, static_cast<size_t>(c.shapes[i].numel()) * dtype_size(dt));
+  }
+  for (size_t i = 0; i < c.shapes.size(); ++i) {
+    xt.push_back(xb[i].tensor(c.shapes[i], dt));
+    dxt.push_back(dxb[i].tensor(c.shapes[i], dt));
+  }
+  const size_t on = static_cast<size_t>(out_shape.numel());
+  DeviceBuffer yb(be, on * dtype_size(dt));
+  const Tensor y = yb.tensor(out_shape, dt);
+  DeviceBuffer dyb = upload(be, in.dout, dt);
+  const Tensor dy = dyb.tensor(out_shape, dt);
+
+  LayerRun r;
+  op->forward(xt, y, true);
+  r.out = download(be, y.data, on, dt);
+  op->backward(xt, y, dy, dxt, false);
+  for (size_t i = 0; i < c.shapes.size(); ++i)
+    r.din.push_back(download(be, dxt[i].data, static_cast<size_t>(c.shapes[i].numel()), dt));
+  for (size_t j = 0; j < ps.size(); ++j) r.dparams.push_back(download(be, gp[j], in.params[j].size(), DType::F32));
+  op->backward(xt, y, dy, dxt, true);  // accumulates: parameter gradients double
+  for (size_t j = 0; j < ps.size(); ++j)
+    r.dparams_accumulated.push_back(download(be, gp[j], in.params[j].size(), DType::F32));
+  op->forward(xt, y, false);
+  r.out_inference = download(be, y.data, on, dt);
+  return r;
+}
+
+LayerDesc conv(int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t groups, bool bias) {
+  LayerDesc d;
+  d.kind = LayerKind::Conv;
+  d.conv.out_channels = out;
+  d.conv.kh = d.conv.kw = k;
+  d.conv.stride_h = d.conv.stride_w = stride;
+  d.conv.pad_h = d.conv.pad_w = pad;
+  d.conv.groups = groups;
+  d.conv.bias = bias;
+  return d;
+}
+
+LayerDesc pool(LayerKind kind, int64_t k, int64_t stride, int64_t pad, bool ceil) {
+  LayerDesc d;
+  d.kind = kind;
+  d.pool.kh = d.pool.kw = k;
+  d.pool.stride_h = d.pool.stride_w = stride;
+  d.pool.pad_h = d.pool.pad_w = pad;
+  d.pool.ceil_mode = ceil;
+  return d;
+}
+
+LayerDesc simple(LayerKind kind) {
+  LayerDesc d;
+  d.kind = kind;
+  return d;
+}
+
+// The output shape of a case (what infer_shapes computes for a model, for a layer with free-standing inputs).
+Shape output_shape(const LayerCase& c) {
+  const Shape& x = c.shapes[0];
+  const LayerDesc& d = c.desc;
+  switch (d.kind) {
+    case LayerKind::Conv:
+      return Shape{x.n(), d.conv.out_channels, window_out_size(x.h(), d.conv.kh, d.conv.stride_h, d.conv.pad_h, false),
+                   window_out_size(x.w(), d.conv.kw, d.conv.stride_w, d.conv.pad_w, false)};
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool:
+      return Shape{x.n(), x.c(), window_out_size(x.h(), d.pool.kh, d.pool.stride_h, d.pool.pad_h, d.pool.ceil_mode),
+                   window_out_size(x.w(), d.pool.kw, d.pool.stride_w, d.pool.pad_w, d.pool.ceil_mode)};
+    case LayerKind::GlobalAvgPool: return Shape{x.n(), x.c()};
+    case LayerKind::Flatten: return Shape{x.n(), x.c() * x.h() * x.w()};
+    case LayerKind::Linear: return Shape{x.n(), d.linear.out_features};
+    case LayerKind::Concat: {
+      int64_t ch = 0;
+      for (const Shape& s : c.shapes) ch += s.c();
+      return Shape{x.n(), ch, x.h(), x.w()};
+    }
+    default: return x;
+  }
+}
+
+LayerCase make_case(const std::string& name, LayerDesc d, std::vector<Shape> shapes, bool distinct = false) {
+  d.name = name;
+  for (size_t i = 0; i < shapes.size(); ++i) d.inputs.push_back(static_cast<int>(i));
+  return LayerCase{name, d, std::move(shapes), distinct};
+}
+
+}  // namespace
+
+std::vector<LayerCase> all_layer_cases() {
+  LayerDesc fc = simple(LayerKind::Linear), fc_nobias = simple(LayerKind::Linear), drop = simple(LayerKind::Dropout);
+  fc.linear.out_features = 24;
+  fc_nobias.linear.out_features = 10;
+  fc_nobias.linear.bias = false;
+  drop.dropout.p = 0.3f;
+  return {
+      make_case("conv3x3_s1", conv(16, 3, 1, 1, 1, false), {Shape{2, 8, 6, 6}}),
+      make_case("conv7x7_s2_bias", conv(8, 7, 2, 3, 1, true), {Shape{2, 3, 12, 12}}),
+      make_case("conv1x1_s2", conv(16, 1, 2, 0, 1, false), {Shape{2, 16, 5, 5}}),
+      make_case("conv3x3_g4", conv(8, 3, 1, 1, 4, false), {Shape{2, 8, 6, 6}}),
+      make_case("batchnorm", simple(LayerKind::BatchNorm), {Shape{4, 16, 4, 4}}),
+      make_case("batchnorm_odd", simple(LayerKind::BatchNorm), {Shape{2, 6, 5, 5}}),
+      make_case("relu", simple(LayerKind::Relu), {Shape{2, 8, 5, 5}}),
+      make_case("maxpool3_s2_p1", pool(LayerKind::MaxPool, 3, 2, 1, false), {Shape{1, 4, 9, 9}}, true),
+      make_case("maxpool2_s2_ceil", pool(LayerKind::MaxPool, 2, 2, 0, true), {Shape{2, 4, 7, 7}}, true),
+      make_case("avgpool3_s2_p1_ceil", pool(LayerKind::AvgPool, 3, 2, 1, true), {Shape{2, 4, 8, 8}}),
+      make_case("avgpool3_s1_p1", pool(LayerKind::AvgPool, 3, 1, 1, false), {Shape{2, 4, 6, 6}}),
+      make_case("global_avgpool", simple(LayerKind::GlobalAvgPool), {Shape{2, 16, 5, 5}}),
+      make_case("flatten", simple(LayerKind::Flatten), {Shape{2, 4, 3, 3}}),
+      make_case("linear", fc, {Shape{4, 40}}),
+      make_case("linear_nobias", fc_nobias, {Shape{3, 17}}),
+      make_case("add", simple(LayerKind::Add), {Shape{2, 8, 5, 5}, Shape{2, 8, 5, 5}}),
+      make_case("concat", simple(LayerKind::Concat), {Shape{2, 4, 3, 3}, Shape{2, 8, 3, 3}, Shape{2, 3, 3, 3}}),
+      make_case("dropout", drop, {Shape{2, 8, 6, 6}}),
+  };
+}
+
+std::vector<LayerCase> layer_cases_for(const ModelDesc& m) {
+  std::set<LayerKind> used;
+  for (const LayerDesc& l : m.layers) used.insert(l.kind);
+  std::vector<LayerCase> out;
+  for (LayerCase& c : all_layer_cases())
+    if (used.count(c.desc.kind)) out.push_back(std::move(c));
+  return out;
+}
+
+double tolerance(Precision p) {
+  switch (p) {
+    case Precision::FP32: return 2e-4;
+    case Precision::TF32: return 5e-3;
+    case Precision::FP16: return 1e-2;
+    case Precision::BF16: return 4e-2;
+  }
+  return 0;
+}
+
+double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
+  if (a.size() != b.size()) return INFINITY;
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    const double d = static_cast<double>(a[i]) - b[i];
+    num += d * d;
+    den += static_cast<double>(b[i]) * b[i];
+  }
+  const double e = den > 0 ? std::sqrt(num / den) : std::sqrt(num);
+  return std::isnan(e) ? INFINITY : e;
+}
+
+CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Precision p) {
+  CheckRow row;
+  row.group = "layer";
+  row.name = c.name + " (" + layer_kind_name(c.desc.kind) + ")";
+  row.precision = precision_name(p);
+  row.metric = "rel_err";
+  row.tolerance = tolerance(p);
+  try {
+    const DType dt = activation_dtype(p);
+    Inputs in;
+    for (size_t i = 0; i < c.shapes.size(); ++i) {
+      const size_t n = static_cast<size_t>(c.shapes[i].numel());
+      in.x.push_back(rounded(c.distinct ? distinct_values(n, 11 + i) : random_vec(n, 11 + i, -1.f, 1.f), dt));
+    }
+    const std::vector<ParamShape> ps = layer_params(c.desc, c.shapes);
+    for (size_t j = 0; j < ps.size(); ++j) {
+      const bool gamma = ps[j].name == "gamma";
+      in.params.push_back(random_vec(static_cast<size_t>(ps[j].shape.numel()), 100 + j, gamma ? 0.5f : -0.5f,
+                                     gamma ? 1.5f : 0.5f));
+    }
+    in.dout = rounded(random_vec(static_cast<size_t>(output_shape(c).numel()), 99, -1.f, 1.f), dt);
+
+    const LayerRun got = run_layer(dut, c, p, in);
+    LayerRun want;
+    if (reference) {
+      want = run_layer(*reference, c, Precision::FP32, in);
+    } else {
+      ReferenceRun r = reference_layer(c.desc, c.shapes, in.x, in.params, in.dout, kSeed);
+      want.out = r.out;
+      want.out_inference = r.out_inference;
+      want.din = r.din;
+      want.dparams = r.dparams;
+      for (const Vec& g : r.dparams) {
+        Vec twice(g);
+        for (float& v : twice) v *= 2.0f;
+        want.dparams_accumulated.push_back(std::move(twice));
+      }
+    }
+    // Every quantity against the reference; the row reports the worst relative to the tolerance.
+    auto take = [&](const std::string& what, const Vec& a, const Vec& b) {
+      const double e = rel_err(a, b);
+      if (row.detail.empty() || e > row.error) {
+        row.error = e;
+        row.detail = what;
+      }
+    };
+    take("forward", got.out, want.out);
+    for (size_t i = 0; i < got.din.size(); ++i) take("input gradient " + std::to_string(i), got.din[i], want.din[i]);
+    for (size_t j = 0; j < got.dparams.size(); ++j) {
+      take(ps[j].name + " gradient", got.dparams[j], want.dparams[j]);
+      take(ps[j].name + " gradient accumulated", got.dparams_accumulated[j], want.dparams_accumulated[j]);
+    }
+    take("inference forward", got.out_inference, want.out_inference);
+    row.passed = row.error <= row.tolerance;
+    row.detail = "worst: " + row.detail + "; reference: " +
+                 (reference ? "CPU backend fp32" : std::string("naive fp64"));
+  } catch (const std::exception& e) {
+    row.passed = false;
+    row.error = INFINITY;
+    row.detail = std::string("failed to run: ") + e.what();
+  }
+  return row;
+}
+
+}  // namespace mg::check

@@ -1,0 +1,39 @@
+// Layer correctness on a device: every layer kind on small shapes, forward, input gradient, parameter
+// gradients (overwritten and accumulated) and the inference forward, against a reference -- the CPU backend
+// at fp32 for the CUDA backend, the naive double-precision reference (reference_layers.h) for the CPU
+// backend -- within the precision's tolerance. Shared by `mgbench check`, the pre-run check of a benchmark and
+// tests/gpu, so a user's check is the test suite's check.
+#pragma once
+#include <string>
+#include <vector>
+
+#include "backend/backend.h"
+#include "models/layer_desc.h"
+#include "result/check_report.h"
+
+namespace mg::check {
+
+struct LayerCase {
+  std::string name;
+  LayerDesc desc;
+  std::vector<Shape> shapes;
+  // Inputs are distinct integers (at most 512 elements: exact in bf16), so max pooling has no ties and both
+  // sides pick the same element.
+  bool distinct = false;
+};
+
+// The cases of every layer kind a shipped model uses; those of the kinds `m` uses.
+std::vector<LayerCase> all_layer_cases();
+std::vector<LayerCase> layer_cases_for(const ModelDesc& m);
+
+// Norm-wise relative error a layer at precision p may show against an fp32/fp64 reference.
+double tolerance(Precision p);
+
+// ||a - b|| / ||b|| (b the reference); an all-zero reference compares absolutely.
+double rel_err(const std::vector<float>& a, const std::vector<float>& b);
+
+// One row: the worst of the case's comparisons (the quantity is named in detail). reference == nullptr uses
+// the naive reference, else that backend at fp32. Failures to run (an exception) are a failed row naming it.
+CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Precision p);
+
+}  // namespace mg::check

@@ -1,0 +1,290 @@
+#include "check/reference_layers.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+
+#include "core/counter_rng.h"
+#include "core/error.h"
+
+namespace mg::check {
+
+namespace {
+
+using D = std::vector<double>;
+
+Vec to_float(const D& v) { return Vec(v.begin(), v.end()); }
+
+// NHWC index of logical (n, c, h, w).
+struct Nhwc {
+  int64_t C, H, W;
+  explicit Nhwc(const Shape& s) : C(s.c()), H(s.h()), W(s.w()) {}
+  int64_t operator()(int64_t n, int64_t c, int64_t h, int64_t w) const { return ((n * H + h) * W + w) * C + c; }
+};
+
+ReferenceRun conv(const LayerDesc& d, const Shape& xs, const Shape& ys, const Vec& x, const std::vector<Vec>& p,
+                  const Vec& dy) {
+  const ConvParams& c = d.conv;
+  const int64_t N = xs.n(), O = ys.c(), G = c.groups, IG = xs.c() / G, OG = O / G;
+  const Nhwc xi(xs), yi(ys);
+  const Vec& w = p[0];
+  auto widx = [&](int64_t o, int64_t kh, int64_t kw, int64_t ci) { return ((o * c.kh + kh) * c.kw + kw) * IG + ci; };
+  D y(static_cast<size_t>(ys.numel())), dx(x.size()), dw(w.size()), db(static_cast<size_t>(O));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t oh = 0; oh < ys.h(); ++oh)
+      for (int64_t ow = 0; ow < ys.w(); ++ow)
+        for (int64_t o = 0; o < O; ++o) {
+          const int64_t g = o / OG;
+          const size_t yk = static_cast<size_t>(yi(n, o, oh, ow));
+          double acc = c.bias ? p[1][static_cast<size_t>(o)] : 0.0;
+          const double gy = dy[yk];
+          db[static_cast<size_t>(o)] += gy;
+          for (int64_t kh = 0; kh < c.kh; ++kh) {
+            const int64_t ih = oh * c.stride_h - c.pad_h + kh;
+            if (ih < 0 || ih >= xs.h()) continue;
+            for (int64_t kw = 0; kw < c.kw; ++kw) {
+              const int64_t iw = ow * c.stride_w - c.pad_w + kw;
+              if (iw < 0 || iw >= xs.w()) continue;
+              for (int64_t ci = 0; ci < IG; ++ci) {
+                const size_t xk = static_cast<size_t>(xi(n, g * IG + ci, ih, iw));
+                const size_t wk = static_cast<size_t>(widx(o, kh, kw, ci));
+                acc += static_cast<double>(x[xk]) * w[wk];
+                dx[xk] += gy * w[wk];
+                dw[wk] += gy * x[xk];
+              }
+            }
+          }
+          y[yk] = acc;
+        }
+  ReferenceRun r;
+  r.out = to_float(y);
+  r.out_inference = r.out;
+  r.din = {to_float(dx)};
+  r.dparams = {to_float(dw)};
+  if (c.bias) r.dparams.push_back(to_float(db));
+  return r;
+}
+
+ReferenceRun linear(const LayerDesc& d, const Shape& xs, const Vec& x, const std::vector<Vec>& p, const Vec& dy) {
+  const int64_t N = xs.n(), F = xs.c(), O = d.linear.out_features;
+  const Vec& w = p[0];
+  D y(static_cast<size_t>(N * O)), dx(x.size()), dw(w.size()), db(static_cast<size_t>(O));
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t o = 0; o < O; ++o) {
+      double acc = d.linear.bias ? p[1][static_cast<size_t>(o)] : 0.0;
+      const double gy = dy[static_cast<size_t>(n * O + o)];
+      db[static_cast<size_t>(o)] += gy;
+      for (int64_t f = 0; f < F; ++f) {
+        const size_t xk = static_cast<size_t>(n * F + f), wk = static_cast<size_t>(o * F + f);
+        acc += static_cast<double>(x[xk]) * w[wk];
+        dx[xk] += gy * w[wk];
+        dw[wk] += gy * x[xk];
+      }
+      y[static_cast<size_t>(n * O + o)] = acc;
+    }
+  ReferenceRun r;
+  r.out = to_float(y);
+  r.out_inference = r.out;
+  r.din = {to_float(dx)};
+  r.dparams = {to_float(dw)};
+  if (d.linear.bias) r.dparams.push_back(to_float(db));
+  return r;
+}
+
+ReferenceRun batchnorm(const LayerDesc& d, const Shape& xs, const Vec& x, const std::vector<Vec>& p, const Vec& dy) {
+  const int64_t C = xs.c(), M = xs.numel() / C;  // NHWC: channel is the fastest index
+  const double eps = d.bn.eps, mom = d.bn.momentum;
+  D y(x.size()), yi(x.size()), dx(x.size()), dg(static_cast<size_t>(C)), dbeta(static_cast<size_t>(C));
+  for (int64_t c = 0; c < C; ++c) {
+    double mean = 0, var = 0;
+    for (int64_t m = 0; m < M; ++m) mean += x[static_cast<size_t>(m * C + c)];
+    mean /= static_cast<double>(M);
+    for (int64_t m = 0; m < M; ++m) {
+      const double t = x[static_cast<size_t>(m * C + c)] - mean;
+      var += t * t;
+    }
+    var /= static_cast<double>(M);
+    const double inv = 1.0 / std::sqrt(var + eps), g = p[0][static_cast<size_t>(c)], b = p[1][static_cast<size_t>(c)];
+    // Running statistics start at 0 and 1; one training forward moves them by the momentum.
+    const double rmean = mom * mean;
+    const double rvar = (1 - mom) + mom * var * static_cast<double>(M) / static_cast<double>(std::max<int64_t>(M - 1, 1));
+    double sdy = 0, sdyx = 0;
+    for (int64_t m = 0; m < M; ++m) {
+      const size_t k = static_cast<size_t>(m * C + c);
+      const double xh = (x[k] - mean) * inv;
+      y[k] = g * xh + b;
+      yi[k] = g * (x[k] - rmean) / std::sqrt(rvar + eps) + b;
+      sdy += dy[k];
+      sdyx += dy[k] * xh;
+    }
+    dg[static_cast<size_t>(c)] = sdyx;
+    dbeta[static_cast<size_t>(c)] = sdy;
+    for (int64_t m = 0; m < M; ++m) {
+      const size_t k = static_cast<size_t>(m * C + c);
+      const double xh = (x[k] - mean) * inv;
+      dx[k] = g * inv * (dy[k] - sdy / static_cast<double>(M) - xh * sdyx / static_cast<double>(M));
+    }
+  }
+  ReferenceRun r;
+  r.out = to_float(y);
+  r.out_inference = to_float(yi);
+  r.din = {to_float(dx)};
+  r.dparams = {to_float(dg), to_float(dbeta)};
+  return r;
+}
+
+ReferenceRun pool(const LayerDesc& d, const Shape& xs, const Shape& ys, const Vec& x, const Vec& dy) {
+  const PoolParams& q = d.pool;
+  const bool is_max = d.kind == LayerKind::MaxPool;
+  const Nhwc xi(xs), yi(ys);
+  D y(static_cast<size_t>(ys.numel())), dx(x.size());
+  for (int64_t n = 0; n < xs.n(); ++n)
+    for (int64_t c = 0; c < xs.c(); ++c)
+      for (int64_t oh = 0; oh < ys.h(); ++oh)
+        for (int64_t ow = 0; ow < ys.w(); ++ow) {
+          const int64_t hs = oh * q.stride_h - q.pad_h, ws = ow * q.stride_w - q.pad_w;
+          // torch's count_include_pad divisor: the window clipped to the padded input, not to the input.
+          const int64_t he = std::min(hs + q.kh, xs.h() + q.pad_h), we = std::min(ws + q.kw, xs.w() + q.pad_w);
+          const double divisor = static_cast<double>((he - hs) * (we - ws));
+          const size_t yk = static_cast<size_t>(yi(n, c, oh, ow));
+          double best = -std::numeric_limits<double>::infinity(), sum = 0;
+          size_t arg = 0;
+          for (int64_t h = std::max<int64_t>(hs, 0); h < std::min(hs + q.kh, xs.h()); ++h)
+            for (int64_t w = std::max<int64_t>(ws, 0); w < std::min(ws + q.kw, xs.w()); ++w) {
+              const size_t xk = static_cast<size_t>(xi(n, c, h, w));
+              sum += x[xk];
+              if (x[xk] > best) {
+                best = x[xk];
+                arg = xk;
+              }
+            }
+          if (is_max) {
+            y[yk] = best;
+            dx[arg] += dy[yk];
+          } else {
+            y[yk] = sum / divisor;
+            for (int64_t h = std::max<int64_t>(hs, 0); h < std::min(hs + q.kh, xs.h()); ++h)
+              for (int64_t w = std::max<int64_t>(ws, 0); w < std::min(ws + q.kw, xs.w()); ++w)
+                dx[static_cast<size_t>(xi(n, c, h, w))] += dy[yk] / divisor;
+          }
+        }
+  ReferenceRun r;
+  r.out = to_float(y);
+  r.out_inference = r.out;
+  r.din = {to_float(dx)};
+  return r;
+}
+
+ReferenceRun global_avg_pool(const Shape& xs, const Vec& x, const Vec& dy) {
+  const int64_t C = xs.c(), HW = xs.h() * xs.w();
+  D y(static_cast<size_t>(xs.n() * C)), dx(x.size());
+  for (int64_t n = 0; n < xs.n(); ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      double s = 0;
+      for (int64_t i = 0; i < HW; ++i) s += x[static_cast<size_t>((n * HW + i) * C + c)];
+      y[static_cast<size_t>(n * C + c)] = s / static_cast<double>(HW);
+      for (int64_t i = 0; i < HW; ++i)
+        dx[static_cast<size_t>((n * HW + i) * C + c)] = dy[static_cast<size_t>(n * C + c)] / static_cast<double>(HW);
+    }
+  ReferenceRun r;
+  r.out = to_float(y);
+  r.out_inference = r.out;
+  r.din = {to_float(dx)};
+  return r;
+}
+
+ReferenceRun concat(const std::vector<Shape>& shapes, const std::vector<Vec>& in, const Vec& dy) {
+  int64_t C = 0;
+  for (const Shape& s : shapes) C += s.c();
+  const int64_t pixels = shapes[0].n() * shapes[0].h() * shapes[0].w();
+  ReferenceRun r;
+  r.out.resize(static_cast<size_t>(pixels * C));
+  int64_t off = 0;
+  for (size_t i = 0; i < in.size(); ++i) {
+    const int64_t ci = shapes[i].c();
+    Vec din(in[i].size());
+    for (int64_t px = 0; px < pixels; ++px)
+      for (int64_t c = 0; c < ci; ++c) {
+        r.out[static_cast<size_t>(px * C + off + c)] = in[i][static_cast<size_t>(px * ci + c)];
+        din[static_cast<size_t>(px * ci + c)] = dy[static_cast<size_t>(px * C + off + c)];
+      }
+    r.din.push_back(std::move(din));
+    off += ci;
+  }
+  r.out_inference = r.out;
+  return r;
+}
+
+}  // namespace
+
+ReferenceRun reference_layer(const LayerDesc& d, const std::vector<Shape>& shapes, const std::vector<Vec>& in,
+                             const std::vector<Vec>& params, const Vec& dout, uint64_t seed) {
+  check_layer_inputs(d, shapes.size());
+  MG_ENSURE(in.size() == shapes.size(), "reference_layer: one input vector per shape");
+  const Shape& xs = shapes[0];
+  switch (d.kind) {
+    case LayerKind::Conv: {
+      const Shape ys{xs.n(), d.conv.out_channels,
+                     window_out_size(xs.h(), d.conv.kh, d.conv.stride_h, d.conv.pad_h, false),
+                     window_out_size(xs.w(), d.conv.kw, d.conv.stride_w, d.conv.pad_w, false)};
+      return conv(d, xs, ys, in[0], params, dout);
+    }
+    case LayerKind::Linear: return linear(d, xs, in[0], params, dout);
+    case LayerKind::BatchNorm: return batchnorm(d, xs, in[0], params, dout);
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool: {
+      const PoolParams& q = d.pool;
+      const Shape ys{xs.n(), xs.c(), window_out_size(xs.h(), q.kh, q.stride_h, q.pad_h, q.ceil_mode),
+                     window_out_size(xs.w(), q.kw, q.stride_w, q.pad_w, q.ceil_mode)};
+      return pool(d, xs, ys, in[0], dout);
+    }
+    case LayerKind::GlobalAvgPool: return global_avg_pool(xs, in[0], dout);
+    case LayerKind::Relu: {
+      ReferenceRun r;
+      r.out = in[0];
+      Vec dx(in[0].size());
+      for (size_t i = 0; i < in[0].size(); ++i) {
+        r.out[i] = std::max(in[0][i], 0.0f);
+        dx[i] = in[0][i] > 0 ? dout[i] : 0.0f;
+      }
+      r.out_inference = r.out;
+      r.din = {dx};
+      return r;
+    }
+    case LayerKind::Add: {
+      ReferenceRun r;
+      r.out.resize(in[0].size());
+      for (size_t i = 0; i < in[0].size(); ++i) r.out[i] = static_cast<float>(double(in[0][i]) + in[1][i]);
+      r.out_inference = r.out;
+      r.din = {dout, dout};
+      return r;
+    }
+    case LayerKind::Concat: return concat(shapes, in, dout);
+    case LayerKind::Flatten: {  // NHWC memory is already the flattened order
+      ReferenceRun r;
+      r.out = r.out_inference = in[0];
+      r.din = {dout};
+      return r;
+    }
+    case LayerKind::Dropout: {
+      const float p = d.dropout.p;
+      const double scale = 1.0 / (1.0 - p);
+      const uint64_t stream = splitmix64(seed);  // the first training forward, as both backends draw it
+      ReferenceRun r;
+      r.out.resize(in[0].size());
+      Vec dx(in[0].size());
+      for (size_t i = 0; i < in[0].size(); ++i) {
+        const bool keep = counter_uniform(stream, static_cast<uint64_t>(i)) >= p;
+        r.out[i] = keep ? static_cast<float>(in[0][i] * scale) : 0.0f;
+        dx[i] = keep ? static_cast<float>(dout[i] * scale) : 0.0f;
+      }
+      r.out_inference = in[0];
+      r.din = {dx};
+      return r;
+    }
+    default: break;
+  }
+  throw UsageError(std::string("no reference for layer kind ") + layer_kind_name(d.kind));
+}
+
+}  // namespace mg::check

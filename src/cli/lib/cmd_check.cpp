@@ -1,0 +1,69 @@
+// `mgbench check`: the correctness check of src/check on the user's device, as a table; exit 1 when any
+// comparison is outside its tolerance.
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include "check/check.h"
+#include "cli/lib/command.h"
+#include "core/error.h"
+#include "models/registry.h"
+#include "result/result_json.h"
+
+namespace mg {
+
+namespace {
+
+class CheckCommand : public Command {
+ public:
+  void setup(CLI::App& sub) override {
+    sub.add_option("--device", device_, "cpu | cuda (default: cuda when a GPU is visible, else cpu)");
+    sub.add_option("--model", model_, "check only the layer kinds this model uses (default: every kind)");
+    sub.add_option("--precision", precisions_,
+                   "fp32, tf32, fp16, bf16, comma-separated (default: every precision the device supports)")
+        ->delimiter(',');
+    sub.add_option("--json", json_path_, "also write the report as JSON to this file");
+  }
+
+  int run() override {
+    check::CheckRequest req;
+    if (device_.empty()) {
+      req.device = cuda_device_count() > 0 ? DeviceKind::Cuda : DeviceKind::Cpu;
+    } else if (device_ == "cpu") {
+      req.device = DeviceKind::Cpu;
+    } else if (device_ == "cuda") {
+      if (!cuda_built()) throw UsageError("--device cuda: this mgbench was built without the CUDA backend");
+      if (cuda_device_count() == 0) throw UsageError("--device cuda: no CUDA device is visible");
+      req.device = DeviceKind::Cuda;
+    } else {
+      throw UsageError("--device " + device_ + " is not one of: cpu, cuda");
+    }
+    if (!model_.empty()) build_model(model_, 10);  // an unknown name is a usage error naming the choices
+    req.model = model_;
+    for (const std::string& p : precisions_) {
+      bool found = false;
+      for (Precision q : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16}) {
+        if (p == precision_name(q)) {
+          req.precisions.push_back(q);
+          found = true;
+        }
+      }
+      if (!found) throw UsageError("--precision " + p + " is not one of: fp32, tf32, fp16, bf16");
+    }
+    const CheckReport rep = check::run_check(req);
+    std::fputs(check::format_check_table(rep).c_str(), stdout);
+    std::fflush(stdout);
+    if (!json_path_.empty()) write_json_atomic(json_path_, to_json(rep));
+    return rep.passed() ? 0 : 1;
+  }
+
+ private:
+  std::string device_, model_, json_path_;
+  std::vector<std::string> precisions_;
+};
+
+}  // namespace
+
+std::unique_ptr<Command> make_check_command() { return std::make_unique<CheckCommand>(); }
+
+}  // namespace mg
