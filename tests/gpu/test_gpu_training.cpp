@@ -3,6 +3,7 @@
 #include <string>
 
 #include "backend/device_buffer.h"
+#include "check/system_check.h"
 #include "gpu_test_util.h"
 #include "models/registry.h"
 #include "train/network.h"
@@ -44,12 +45,23 @@ std::vector<float> train_losses(Backend& be, Precision p, int steps) {
 
 TEST_CASE("training loss falls on the GPU at every precision", "[gpu][training]") {
   for (Precision p : gpu_precisions()) {
-    INFO(precision_name(p));
-    const std::vector<float> l = train_losses(gpu(), p, 40);
-    INFO("first loss " << l.front() << ", last loss " << l.back());
-    for (float v : l) REQUIRE(std::isfinite(v));
-    CHECK(l.back() < 0.6f * l.front());
+    const CheckRow row = check::check_training(gpu(), p);  // what `mgbench check` runs
+    INFO(precision_name(p) << ": " << row.detail);
+    CHECK(row.passed);
   }
+}
+
+TEST_CASE("collectives over every visible GPU have no wrong elements", "[gpu][nccl]") {
+  for (const CheckRow& row : check::check_collectives(DeviceKind::Cuda, cuda_device_count())) {
+    INFO(row.name << " " << row.precision << ": " << row.detail);
+    CHECK(row.passed);
+  }
+}
+
+TEST_CASE("the Copy stream overlaps compute", "[gpu][staging]") {
+  const CheckRow row = check::check_staging_overlap(gpu());
+  INFO(row.detail);
+  CHECK(row.passed);
 }
 
 TEST_CASE("GPU fp32 training follows the CPU backend step by step", "[gpu][training]") {

@@ -141,6 +141,20 @@ TEST_CASE("example result file for schema validation", "[example-result]") {
   r.config.scaling = Scaling::Strong;
   r.config.allreduce = AllreduceMode::None;
   r.env.devices.at(0).pci_bus_id = "0000:1b:00.0";
+  r.check.ran = true;
+  r.check.device = "cpu:0 (test CPU)";
+  r.check.reference = "naive fp64 reference";
+  r.check.seconds = 1.25;
+  r.check.rows = {{"layer", "conv3x3_s1 (conv)", "bf16", "rel_err", 2.5e-3, 4e-2, true, "worst: forward"},
+                  {"layer", "dropout (dropout)", "bf16", "rel_err", INFINITY, 4e-2, false, "failed to run: boom"},
+                  {"allreduce", "allreduce of 7 elements", "fp16", "wrong", 0, 0, true, "library gloo"}};
   write_json_atomic(path, to_json(r));
-  CHECK(result_from_json(read_json_file(path), path).runs.size() == 3);
+  const RunResult back = result_from_json(read_json_file(path), path);
+  CHECK(back.runs.size() == 3);
+  CHECK(back.runs[0].timed_wall_s == Approx(r.runs[0].timed_wall_s));
+  CHECK(back.runs[0].device_memory_in_use_bytes == r.runs[0].device_memory_in_use_bytes);
+  REQUIRE(back.check.rows.size() == 3);
+  CHECK_FALSE(back.check.passed());
+  CHECK(std::isinf(back.check.rows[1].error));
+  CHECK(back.check.rows[2].metric == "wrong");
 }

@@ -50,11 +50,15 @@ inline DeviceCountResult make_run(int devices, const std::string& transport, std
   r.allreduce.buckets = devices > 1 ? 2 : 0;
   if (devices > 1) r.allreduce.per_bucket = {{52428800, 0.004}, {49799328, 0.0035}};
   r.peak_memory_bytes = 3000000000ull + static_cast<size_t>(devices);
+  r.device_memory_in_use_bytes = r.peak_memory_bytes + 500000000ull;
   r.final_loss = 6.75;
   r.overflow_steps = 1;
   r.skipped_images = 2;
   r.replica_checksums.assign(static_cast<size_t>(devices), 0xcbf29ce484222325ull + 17);
   r.samples = std::move(samples);
+  double steps = 0;
+  for (const StepBreakdown& s : r.samples) steps += s.total;
+  r.timed_wall_s = steps * 1.01;  // a little host time between steps
   r.trace = {{0, "compute", "forward", 0.0, 0.03}, {0, "comm", "allreduce bucket 0", 0.05, 0.004}};
   return r;
 }

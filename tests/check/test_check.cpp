@@ -1,0 +1,217 @@
+// mgbench check on the CPU: the naive reference against hand-computed values (so it is not merely
+// self-consistent), the CPU backend against the reference for every layer case, the collectives' #wrong
+// count, the training check, and a check that bites when a layer is wrong.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "backend/backend.h"
+#include "check/check.h"
+#include "check/layer_check.h"
+#include "check/reference_layers.h"
+#include "check/system_check.h"
+#include "core/error.h"
+
+using namespace mg;
+using namespace mg::check;
+
+namespace {
+
+std::unique_ptr<Backend> cpu() {
+  BackendOptions o;
+  o.threads = 1;
+  return make_backend(DeviceKind::Cpu, 0, o);
+}
+
+LayerDesc kind(LayerKind k) {
+  LayerDesc d;
+  d.kind = k;
+  d.name = "t";
+  return d;
+}
+
+// A backend whose layers' forward outputs are 1% too large: what a wrong kernel looks like to the check.
+class OffLayer final : public LayerOp {
+ public:
+  OffLayer(std::unique_ptr<LayerOp> op, Backend& be) : op_(std::move(op)), be_(be) {}
+  Shape output_shape() const override { return op_->output_shape(); }
+  std::vector<ParamShape> params() const override { return op_->params(); }
+  void bind(const std::vector<float*>& p, const std::vector<float*>& g) override { op_->bind(p, g); }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
+    op_->forward(in, out, training);
+    be_.scale(out, 1.01f);
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout, const std::vector<Tensor>& din,
+                bool acc) override {
+    op_->backward(in, out, dout, din, acc);
+  }
+
+ private:
+  std::unique_ptr<LayerOp> op_;
+  Backend& be_;
+};
+
+class OffBackend final : public Backend {
+ public:
+  explicit OffBackend(Backend& b) : b_(b) {}
+  DeviceKind kind() const override { return b_.kind(); }
+  DeviceInfo info() const override { return b_.info(); }
+  bool supports(Precision p) const override { return b_.supports(p); }
+  void attach_thread() override { b_.attach_thread(); }
+  void* device_alloc(size_t n) override { return b_.device_alloc(n); }
+  void device_free(void* p) override { b_.device_free(p); }
+  void* host_alloc_pinned(size_t n) override { return b_.host_alloc_pinned(n); }
+  void host_free_pinned(void* p) override { b_.host_free_pinned(p); }
+  size_t peak_memory_bytes() const override { return b_.peak_memory_bytes(); }
+  void reset_peak_memory() override { b_.reset_peak_memory(); }
+  size_t device_memory_in_use() override { return b_.device_memory_in_use(); }
+  void copy_h2d(void* d, const void* s, size_t n, StreamKind k) override { b_.copy_h2d(d, s, n, k); }
+  void copy_d2h(void* d, const void* s, size_t n, StreamKind k) override { b_.copy_d2h(d, s, n, k); }
+  void copy_d2d(void* d, const void* s, size_t n, StreamKind k) override { b_.copy_d2d(d, s, n, k); }
+  std::unique_ptr<Event> create_event() override { return b_.create_event(); }
+  void record(Event& e, StreamKind s) override { b_.record(e, s); }
+  void stream_wait(StreamKind s, Event& e) override { b_.stream_wait(s, e); }
+  void synchronize(Event& e) override { b_.synchronize(e); }
+  void synchronize(StreamKind s) override { b_.synchronize(s); }
+  bool query(Event& e) override { return b_.query(e); }
+  double elapsed_seconds(Event& a, Event& b) override { return b_.elapsed_seconds(a, b); }
+  void host_fn(StreamKind s, std::function<void()> fn) override { b_.host_fn(s, std::move(fn)); }
+  void* native_stream(StreamKind s) override { return b_.native_stream(s); }
+  std::unique_ptr<LayerOp> create_layer(const LayerDesc& d, const std::vector<Shape>& in,
+                                        const LayerOptions& o) override {
+    return std::make_unique<OffLayer>(b_.create_layer(d, in, o), b_);
+  }
+  void fill(const Tensor& t, float v) override { b_.fill(t, v); }
+  void fill_uniform(const Tensor& t, float lo, float hi, uint64_t s) override { b_.fill_uniform(t, lo, hi, s); }
+  void add_inplace(const Tensor& d, const Tensor& s) override { b_.add_inplace(d, s); }
+  void scale(const Tensor& t, float a) override { b_.scale(t, a); }
+  void cast(const Tensor& d, const Tensor& s) override { b_.cast(d, s); }
+  void softmax_xent(const Tensor& l, const Tensor& y, const Tensor& loss, const Tensor& dl, float g) override {
+    b_.softmax_xent(l, y, loss, dl, g);
+  }
+  void sgd_update(float* p, const float* g, float* m, size_t n, float lr, float mom, float wd, float gs) override {
+    b_.sgd_update(p, g, m, n, lr, mom, wd, gs);
+  }
+  int64_t count_nonfinite(const Tensor& t) override { return b_.count_nonfinite(t); }
+
+ private:
+  Backend& b_;
+};
+
+}  // namespace
+
+TEST_CASE("reference: average pooling divides ceil-mode edge windows as torch does", "[check][reference]") {
+  // 1x1x3x3 input of ones, 2x2 windows, stride 2, ceil mode: torch gives 1, 0.5 / 0.5, 0.25 (the last windows
+  // hang over the input without padding, and count_include_pad counts only what lies in the padded input).
+  LayerDesc d = kind(LayerKind::AvgPool);
+  d.inputs = {0};
+  d.pool.kh = d.pool.kw = 2;
+  d.pool.stride_h = d.pool.stride_w = 2;
+  d.pool.ceil_mode = true;
+  const ReferenceRun r = reference_layer(d, {Shape{1, 1, 3, 3}}, {Vec(9, 1.0f)}, {}, Vec(4, 1.0f), 0);
+  REQUIRE(r.out.size() == 4);
+  CHECK(r.out[0] == Approx(1.0));
+  CHECK(r.out[1] == Approx(1.0));  // window [2,4) x [0,2): 2 of 4 cells exist, divisor is 2 (no padding)
+  CHECK(r.out[3] == Approx(1.0));
+}
+
+TEST_CASE("reference: a 2x2 convolution and a linear layer by hand", "[check][reference]") {
+  LayerDesc c = kind(LayerKind::Conv);
+  c.inputs = {0};
+  c.conv.out_channels = 1;
+  c.conv.kh = c.conv.kw = 2;
+  c.conv.bias = true;
+  // x = [[1,2],[3,4]] (one channel), w = [[1,0],[0,1]], b = 0.5: y = 1 + 4 + 0.5.
+  ReferenceRun r = reference_layer(c, {Shape{1, 1, 2, 2}}, {{1, 2, 3, 4}}, {{1, 0, 0, 1}, {0.5f}}, {2.0f}, 0);
+  REQUIRE(r.out.size() == 1);
+  CHECK(r.out[0] == Approx(5.5));
+  CHECK(r.din[0] == Vec{2, 0, 0, 2});       // dy * w
+  CHECK(r.dparams[0] == Vec{2, 4, 6, 8});   // dy * x
+  CHECK(r.dparams[1] == Vec{2});
+  LayerDesc l = kind(LayerKind::Linear);
+  l.inputs = {0};
+  l.linear.out_features = 2;
+  l.linear.bias = false;
+  r = reference_layer(l, {Shape{1, 3}}, {{1, 2, 3}}, {{1, 1, 1, 0, 1, 0}}, {1, -1}, 0);
+  CHECK(r.out == Vec{6, 2});
+  CHECK(r.din[0] == Vec{0, 0, 1});
+}
+
+TEST_CASE("reference: batch norm normalises with the biased batch variance", "[check][reference]") {
+  LayerDesc d = kind(LayerKind::BatchNorm);
+  d.inputs = {0};
+  // One channel, values 0 and 2: mean 1, variance 1, so the outputs are -1 and 1 (eps aside).
+  const ReferenceRun r = reference_layer(d, {Shape{2, 1, 1, 1}}, {{0, 2}}, {{1}, {0}}, {1, 1}, 0);
+  CHECK(r.out[0] == Approx(-1.0).epsilon(1e-4));
+  CHECK(r.out[1] == Approx(1.0).epsilon(1e-4));
+  CHECK(r.dparams[1] == Vec{2});  // beta gradient = sum of dy
+}
+
+TEST_CASE("check: every layer case on the CPU backend matches the naive reference", "[check][layers]") {
+  auto be = cpu();
+  std::vector<Precision> precisions{Precision::FP32};
+  if (be->supports(Precision::BF16)) precisions.push_back(Precision::BF16);
+  for (Precision p : precisions) {
+    for (const LayerCase& c : all_layer_cases()) {
+      const CheckRow row = check_layer(*be, nullptr, c, p);
+      INFO(row.name << " " << row.precision << ": " << row.error << " vs " << row.tolerance << " (" << row.detail << ")");
+      CHECK(row.passed);
+      CHECK(row.error <= row.tolerance);
+    }
+  }
+}
+
+TEST_CASE("check: a layer that computes something else fails with its error and tolerance", "[check][layers]") {
+  auto real = cpu();
+  OffBackend off(*real);
+  const LayerCase c = all_layer_cases().front();  // a convolution
+  const CheckRow ok = check_layer(*real, nullptr, c, Precision::FP32);
+  CHECK(ok.passed);
+  const CheckRow bad = check_layer(off, nullptr, c, Precision::FP32);
+  INFO(bad.detail);
+  CHECK_FALSE(bad.passed);
+  CHECK(bad.error == Approx(0.01).epsilon(0.05));  // the 1% the backend adds
+  CHECK(bad.detail.find("forward") != std::string::npos);
+  // The same backend held against the CPU backend as reference (the CUDA path) fails the same way.
+  CHECK_FALSE(check_layer(off, real.get(), c, Precision::FP32).passed);
+  // A layer the backend refuses is a failed row naming why, not an exception.
+  LayerCase refused = c;
+  refused.desc.conv.groups = 3;  // does not divide 8 input channels
+  const CheckRow failed = check_layer(*real, nullptr, refused, Precision::FP32);
+  CHECK_FALSE(failed.passed);
+  CHECK(failed.detail.find("failed to run") != std::string::npos);
+  CHECK(rel_err(std::vector<float>(10, 1.0f), std::vector<float>(10, 2.0f)) == Approx(0.5));
+}
+
+TEST_CASE("check: collectives over two CPU replicas have no wrong elements", "[check][collectives]") {
+  const std::vector<CheckRow> rows = check_collectives(DeviceKind::Cpu, 2);
+  REQUIRE(rows.size() == 6);  // all-reduce and broadcast in fp32, fp16, bf16
+  for (const CheckRow& r : rows) {
+    INFO(r.name << " " << r.precision << ": " << r.detail);
+    CHECK(r.passed);
+    CHECK(r.error == 0);
+    CHECK(r.metric == "wrong");
+  }
+}
+
+TEST_CASE("check: the model check covers the model's layer kinds and a falling training loss", "[check]") {
+  const CheckReport rep = model_check(DeviceKind::Cpu, 0, "tiny", Precision::FP32);
+  REQUIRE(rep.ran);
+  INFO(format_check_table(rep));
+  CHECK(rep.passed());
+  bool conv = false, bn = false, lrn = false, training = false;
+  for (const CheckRow& r : rep.rows) {
+    conv |= r.name.find("(conv)") != std::string::npos;
+    bn |= r.name.find("(batchnorm)") != std::string::npos;
+    lrn |= r.name.find("(concat)") != std::string::npos;  // tiny has no concat
+    training |= r.group == "training";
+  }
+  CHECK(conv);
+  CHECK(bn);
+  CHECK_FALSE(lrn);
+  CHECK(training);
+  CHECK_THROWS_AS(model_check(DeviceKind::Cpu, 0, "tiny", Precision::FP16), UsageError);
+  const std::string table = format_check_table(rep);
+  CHECK(table.find("tolerance") != std::string::npos);
+  CHECK(table.find("checks passed") != std::string::npos);
+}

@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# `mgbench check` as a user runs it on a CPU-only machine: a table of passing rows and exit 0; the JSON report;
+# usage errors for a bad device, precision or model; and the pre-run check a benchmark records (or skips).
+source "$(dirname "$0")/lib.bash"
+
+expect_status 0 "$MGBENCH" check --device cpu --model tiny --precision fp32 --json "$TMP/check.json"
+for want in "tolerance" "conv3x3_s1 (conv)" "batchnorm" "allreduce" "broadcast" "staging" "training" "checks passed"; do
+  grep -q -- "$want" "$TMP/out" || { cat "$TMP/out"; fail "check table lacks '$want'"; }
+done
+grep -q "FAIL" "$TMP/out" && { cat "$TMP/out"; fail "a check failed on this CPU"; }
+grep -q "(concat)" "$TMP/out" && fail "--model tiny checked a layer kind tiny does not use"
+json_check "$TMP/check.json" 'd["passed"] and all(r["passed"] for r in d["rows"]) and len(d["rows"]) >= 10' \
+  || fail "check JSON does not report every row passing"
+json_check "$TMP/check.json" 'all(r["error"] == 0 for r in d["rows"] if r["metric"] == "wrong")' \
+  || fail "collectives reported wrong elements"
+
+expect_usage_error "--device gpu is not one of" "$MGBENCH" check --device gpu
+expect_usage_error "fp16 is not supported" "$MGBENCH" check --device cpu --precision fp16
+expect_usage_error "fp8 is not one of" "$MGBENCH" check --device cpu --precision fp8
+expect_usage_error "nosuchnet" "$MGBENCH" check --device cpu --model nosuchnet
+
+# A benchmark checks its model and precision before timing and says so in its JSON; --no-check skips it.
+expect_status 0 "$MGBENCH" --device cpu --model tiny --gpus 1 --batch-size 4 --steps 2 --warmup 1 --no-progress \
+  --json "$TMP/run.json"
+json_check "$TMP/run.json" 'd["check"]["passed"] and d["config"]["check"] and any(r["group"] == "training" for r in d["check"]["rows"])' \
+  || fail "the benchmark's JSON lacks a passing pre-run check"
+json_check "$TMP/run.json" 'd["runs"][0]["timed_wall_s"] > 0 and d["runs"][0]["images_per_sec_from_steps"] >= d["runs"][0]["images_per_sec"] * 0.999' \
+  || fail "timed window and step-time rates missing or inconsistent"
+expect_status 0 "$MGBENCH" --device cpu --model tiny --gpus 1 --batch-size 4 --steps 2 --warmup 1 --no-progress \
+  --no-check --json "$TMP/nocheck.json"
+json_check "$TMP/nocheck.json" 'd["check"] is None and not d["config"]["check"]' || fail "--no-check still recorded a check"
+echo "ok"
