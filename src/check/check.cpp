@@ -62,6 +62,13 @@ CheckReport run_check(const CheckRequest& req) {
 }
 
 CheckReport model_check(DeviceKind device, int ordinal, const std::string& model, Precision precision) {
+  // A device that is absent or cannot run the precision is the trainer's usage error to report, in its words.
+  if (device == DeviceKind::Cuda && ordinal >= cuda_device_count()) return CheckReport{};
+  {
+    BackendOptions opt;
+    opt.threads = 1;
+    if (!make_backend(device, ordinal, opt)->supports(precision)) return CheckReport{};
+  }
   CheckRequest req;
   req.device = device;
   req.ordinal = ordinal;

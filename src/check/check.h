@@ -25,7 +25,8 @@ struct CheckRequest {
 CheckReport run_check(const CheckRequest& req);
 
 // The pre-run check of a benchmark: the layer kinds of `model` and the training steps at `precision`, on the
-// first device the run uses.
+// first device the run uses. Not run (ran = false) when that device is absent or cannot run the precision: the
+// trainer refuses such a run with its own usage error.
 CheckReport model_check(DeviceKind device, int ordinal, const std::string& model, Precision precision);
 
 // A table of the rows: check, case, precision, error, tolerance, result, detail; then a summary line.

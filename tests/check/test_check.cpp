@@ -134,7 +134,7 @@ TEST_CASE("reference: a 2x2 convolution and a linear layer by hand", "[check][re
   l.linear.bias = false;
   r = reference_layer(l, {Shape{1, 3}}, {{1, 2, 3}}, {{1, 1, 1, 0, 1, 0}}, {1, -1}, 0);
   CHECK(r.out == Vec{6, 2});
-  CHECK(r.din[0] == Vec{0, 0, 1});
+  CHECK(r.din[0] == Vec{1, 0, 1});  // dy W = [1,1,1] - [0,1,0]
 }
 
 TEST_CASE("reference: batch norm normalises with the biased batch variance", "[check][reference]") {
@@ -210,7 +210,7 @@ TEST_CASE("check: the model check covers the model's layer kinds and a falling t
   CHECK(bn);
   CHECK_FALSE(lrn);
   CHECK(training);
-  CHECK_THROWS_AS(model_check(DeviceKind::Cpu, 0, "tiny", Precision::FP16), UsageError);
+  CHECK_FALSE(model_check(DeviceKind::Cpu, 0, "tiny", Precision::FP16).ran);  // the trainer refuses fp16 on CPU
   const std::string table = format_check_table(rep);
   CHECK(table.find("tolerance") != std::string::npos);
   CHECK(table.find("checks passed") != std::string::npos);

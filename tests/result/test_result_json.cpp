@@ -25,6 +25,7 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(j.at("config").at("scaling") == "weak");
   CHECK(j.at("config").at("allreduce") == "ring");
   CHECK(j.at("config").size() == 43);  // one key per RunConfig field
+  CHECK(j.at("check").is_null());       // the fixture ran no correctness check
   const json& run = j.at("runs").at(1);
   CHECK(run.at("devices") == 2);
   CHECK(run.at("threads_per_replica") == 4);
@@ -36,6 +37,9 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(run.at("scaling_efficiency").get<double>() > 0);
   CHECK(run.at("replica_checksums") == json::array({"cbf29ce484222336", "cbf29ce484222336"}));
   CHECK(run.at("replicas_identical") == true);
+  CHECK(run.at("timed_wall_s").get<double>() > 0);
+  CHECK(run.at("images_per_sec").get<double>() < run.at("images_per_sec_from_steps").get<double>());
+  CHECK(run.at("device_memory_in_use_bytes").get<size_t>() > run.at("peak_memory_bytes").get<size_t>());
   for (const char* k : {"input_wait_s", "forward_s", "backward_s", "comm_exposed_s", "comm_overlapped_s",
                         "optimizer_s", "total_s"}) {
     CHECK(run.at("samples").at(k).size() == 12);
