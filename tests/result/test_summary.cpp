@@ -99,3 +99,18 @@ TEST_CASE("breakdown shares and the parts-add-up invariant") {
   CHECK(max_breakdown_relative_gap({b, off, b}) == Approx(0.25));
   CHECK(max_breakdown_relative_gap(test::make_samples(50, 0.1, 0.05, 3)) < 1e-12);
 }
+
+TEST_CASE("images/s is over the timed window's wall time; the step-time rate is kept beside it") {
+  DeviceCountResult r;
+  r.devices = 2;
+  r.global_batch = 64;
+  r.samples = {step(0, 0.05, 0.1, 0, 0, 0.05), step(0, 0.05, 0.1, 0, 0, 0.05)};  // 0.2 s each
+  r.timed_wall_s = 0.5;  // the device idled 0.1 s between steps (a launch-bound host)
+  summarize(r);
+  CHECK(r.images_per_sec == Approx(2 * 64 / 0.5));
+  CHECK(r.images_per_sec_from_steps == Approx(2 * 64 / 0.4));
+  CHECK(r.images_per_sec_per_device == Approx(r.images_per_sec / 2));
+  r.timed_wall_s = 0;  // older files and predictions have no window: the step-time rate stands in
+  summarize(r);
+  CHECK(r.images_per_sec == Approx(2 * 64 / 0.4));
+}
