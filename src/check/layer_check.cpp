@@ -7,22 +7,16 @@
 #include <set>
 
 #include "backend/device_buffer.h"
+#include "check/host_values.h"
 #include "check/reference_layers.h"
 #include "core/counter_rng.h"
 #include "core/error.h"
-#include "core/half.h"
 
 namespace mg::check {
 
 namespace {
 
 constexpr uint64_t kSeed = 7;
-
-Vec random_vec(size_t n, uint64_t seed, float lo, float hi) {
-  Vec v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * counter_uniform(seed, i);
-  return v;
-}
 
 Vec distinct_values(size_t n, uint64_t seed) {
   MG_ENSURE(n <= 512, "distinct layer inputs are limited to 512 elements (integers exact in bf16)");
@@ -32,44 +26,6 @@ Vec distinct_values(size_t n, uint64_t seed) {
             [&](size_t a, size_t b) { return counter_uniform(seed, a) < counter_uniform(seed, b); });
   Vec v(n);
   for (size_t i = 0; i < n; ++i) v[i] = static_cast<float>(idx[i]) - static_cast<float>(n / 2);
-  return v;
-}
-
-float round_to(float x, DType dt) {
-  if (dt == DType::BF16) return bf16_to_float(float_to_bf16(x));
-  if (dt == DType::F16) return fp16_to_float(float_to_fp16(x));
-  return x;
-}
-
-Vec rounded(Vec v, DType dt) {
-  for (float& x : v) x = round_to(x, dt);
-  return v;
-}
-
-std::vector<uint8_t> encode(const Vec& v, DType dt) {
-  std::vector<uint8_t> out(v.size() * dtype_size(dt));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dt == DType::F32) {
-      std::memcpy(out.data() + 4 * i, &v[i], 4);
-    } else {
-      const uint16_t h = dt == DType::BF16 ? float_to_bf16(v[i]) : float_to_fp16(v[i]);
-      std::memcpy(out.data() + 2 * i, &h, 2);
-    }
-  }
-  return out;
-}
-
-Vec decode(const std::vector<uint8_t>& b, DType dt) {
-  Vec v(b.size() / dtype_size(dt));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dt == DType::F32) {
-      std::memcpy(&v[i], b.data() + 4 * i, 4);
-    } else {
-      uint16_t h;
-      std::memcpy(&h, b.data() + 2 * i, 2);
-      v[i] = dt == DType::BF16 ? bf16_to_float(h) : fp16_to_float(h);
-    }
-  }
   return v;
 }
 

@@ -213,6 +213,35 @@ CheckRow check_staging_overlap(Backend& be) {
   return row;
 }
 
+std::vector<float> train_tiny(Backend& be, Precision p, int steps) {
+  be.attach_thread();
+  const int classes = 4;
+  const ModelDesc m = build_model("tiny", classes);
+  const int64_t batch = 8, image = m.default_image_size;
+  Network net(be, m, batch, image, p, 1, true);
+  ParamStore store(be, net.param_shapes());
+  store.initialize(3);
+  net.bind(store);
+  DeviceBuffer images(be, static_cast<size_t>(batch * 3 * image * image) * sizeof(float));
+  DeviceBuffer labels(be, static_cast<size_t>(batch) * sizeof(int32_t));
+  const Tensor img = images.tensor(Shape{batch, 3, image, image}, DType::F32);
+  const Tensor lab = labels.tensor(Shape{batch}, DType::I32);
+  be.fill_uniform(img, -1.f, 1.f, 11);
+  be.fill_uniform(lab, 0.f, static_cast<float>(classes), 12);
+  std::vector<float> losses;
+  for (int s = 0; s < steps; ++s) {
+    net.forward(img, true);
+    net.loss(lab, 1.0f);
+    net.backward(false, {});
+    be.sgd_update(store.params(), store.grads(), store.momentum(), store.size(), 0.1f, 0.9f, 0.f, 1.f);
+    float loss = 0;
+    be.copy_d2h(&loss, net.loss_tensor().data, sizeof(float), StreamKind::Compute);
+    be.synchronize(StreamKind::Compute);
+    losses.push_back(loss);
+  }
+  return losses;
+}
+
 CheckRow check_training(Backend& be, Precision p) {
   CheckRow row;
   row.group = "training";
@@ -221,33 +250,10 @@ CheckRow check_training(Backend& be, Precision p) {
   row.metric = "loss last/first";
   row.tolerance = 0.6;
   try {
-    be.attach_thread();
-    const int classes = 4;
-    const ModelDesc m = build_model("tiny", classes);
-    const int64_t batch = 8, image = m.default_image_size;
-    Network net(be, m, batch, image, p, 1, true);
-    ParamStore store(be, net.param_shapes());
-    store.initialize(3);
-    net.bind(store);
-    DeviceBuffer images(be, static_cast<size_t>(batch * 3 * image * image) * sizeof(float));
-    DeviceBuffer labels(be, static_cast<size_t>(batch) * sizeof(int32_t));
-    const Tensor img = images.tensor(Shape{batch, 3, image, image}, DType::F32);
-    const Tensor lab = labels.tensor(Shape{batch}, DType::I32);
-    be.fill_uniform(img, -1.f, 1.f, 11);
-    be.fill_uniform(lab, 0.f, static_cast<float>(classes), 12);
-    float first = 0, last = 0;
-    for (int s = 0; s < kTrainingSteps; ++s) {
-      net.forward(img, true);
-      net.loss(lab, 1.0f);
-      net.backward(false, {});
-      be.sgd_update(store.params(), store.grads(), store.momentum(), store.size(), 0.1f, 0.9f, 0.f, 1.f);
-      float loss = 0;
-      be.copy_d2h(&loss, net.loss_tensor().data, sizeof(float), StreamKind::Compute);
-      be.synchronize(StreamKind::Compute);
-      if (!std::isfinite(loss)) throw Error("loss became non-finite at step " + std::to_string(s + 1));
-      if (s == 0) first = loss;
-      last = loss;
-    }
+    const std::vector<float> losses = train_tiny(be, p, kTrainingSteps);
+    for (size_t s = 0; s < losses.size(); ++s)
+      if (!std::isfinite(losses[s])) throw Error("loss became non-finite at step " + std::to_string(s + 1));
+    const float first = losses.front(), last = losses.back();
     row.error = first > 0 ? last / first : INFINITY;
     row.passed = row.error <= row.tolerance;
     char buf[120];

@@ -10,9 +10,8 @@
 #include <vector>
 
 #include "backend/backend.h"
-#include "core/counter_rng.h"
+#include "check/host_values.h"
 #include "core/error.h"
-#include "core/half.h"
 
 namespace gputest {
 
@@ -29,48 +28,10 @@ inline Backend& gpu() {
   return *be;
 }
 
-inline std::vector<float> random_vec(size_t n, uint64_t seed, float lo = -1.f, float hi = 1.f) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * counter_uniform(seed, i);
-  return v;
-}
-
-// Values exactly representable in the element type, so both backends see identical inputs.
-inline std::vector<float> rounded(std::vector<float> v, DType dt) {
-  for (float& x : v) {
-    if (dt == DType::BF16) x = bf16_to_float(float_to_bf16(x));
-    if (dt == DType::F16) x = fp16_to_float(float_to_fp16(x));
-  }
-  return v;
-}
-
-inline std::vector<uint8_t> encode(const std::vector<float>& v, DType dt) {
-  std::vector<uint8_t> out(v.size() * dtype_size(dt));
-  for (size_t i = 0; i < v.size(); ++i) {
-    if (dt == DType::F32) {
-      std::memcpy(out.data() + 4 * i, &v[i], 4);
-    } else {
-      const uint16_t h = dt == DType::BF16 ? float_to_bf16(v[i]) : float_to_fp16(v[i]);
-      std::memcpy(out.data() + 2 * i, &h, 2);
-    }
-  }
-  return out;
-}
-
-inline std::vector<float> decode(const std::vector<uint8_t>& b, DType dt) {
-  const size_t n = b.size() / dtype_size(dt);
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) {
-    if (dt == DType::F32) {
-      std::memcpy(&v[i], b.data() + 4 * i, 4);
-    } else {
-      uint16_t h;
-      std::memcpy(&h, b.data() + 2 * i, 2);
-      v[i] = dt == DType::BF16 ? bf16_to_float(h) : fp16_to_float(h);
-    }
-  }
-  return v;
-}
+using check::decode;
+using check::encode;
+using check::random_vec;
+using check::rounded;
 
 // A device allocation freed with the backend's allocator.
 struct Dev {
