@@ -33,7 +33,7 @@ bool throws_containing(const std::function<void()>& f, const std::string& text) 
 
 }  // namespace
 
-TEST_CASE("cpu events: elapsed time, waits and synchronisation on a never-recorded event are errors",
+TEST_CASE("cpu events: elapsed time or a wait or a synchronisation on a never-recorded event is an error",
           "[backend][streams]") {
   auto be = cpu();
   auto a = be->create_event(), b = be->create_event();

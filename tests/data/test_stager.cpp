@@ -262,7 +262,7 @@ TEST_CASE("device synthetic: one batch generated once, reused, zero wait, labels
   REQUIRE(std::all_of(lab.begin(), lab.end(), [](int32_t v) { return v >= 0 && v < 7; }));
 }
 
-TEST_CASE("stager: the copy events of the last `held` batches stay distinct however far the producer runs") {
+TEST_CASE("stager: the copy events of the last held batches stay distinct however far the producer runs") {
   auto be = cpu();
   const DataSpec s = small_spec(2, 4);
   const int depth = 1, held = 10;  // e.g. --accum-steps 5 read one step late, with --staging-depth 1

@@ -100,7 +100,7 @@ TEST_CASE("breakdown shares and the parts-add-up invariant") {
   CHECK(max_breakdown_relative_gap(test::make_samples(50, 0.1, 0.05, 3)) < 1e-12);
 }
 
-TEST_CASE("images/s is over the timed window's wall time; the step-time rate is kept beside it") {
+TEST_CASE("images per second is over the wall time of the timed window and the step-time rate is kept beside it") {
   DeviceCountResult r;
   r.devices = 2;
   r.global_batch = 64;

@@ -14,7 +14,7 @@
 
 using namespace mg;
 
-TEST_CASE("loss scaler: halves on overflow, grows after the interval, never below 1", "[train][loss-scale]") {
+TEST_CASE("loss scaler: halves on overflow and grows after the interval but never below 1", "[train][loss-scale]") {
   LossScaler s(true, 8.0f, 3);
   CHECK_FALSE(s.update(0));
   CHECK(s.update(5));

@@ -26,7 +26,7 @@ class RecordingBackend final : public mgtest::DelegatingBackend {
 
 }  // namespace
 
-TEST_CASE("network: layers learn which passes run (first layer, forward-only)", "[train][passes]") {
+TEST_CASE("network: layers learn which passes run for the first layer and under forward-only", "[train][passes]") {
   BackendOptions opt;
   opt.threads = 1;
   auto cpu = make_backend(DeviceKind::Cpu, 0, opt);

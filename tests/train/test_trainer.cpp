@@ -137,7 +137,7 @@ TEST_CASE("device counts: baseline added, duplicates and too many rejected", "[t
   REQUIRE(resolve_device_counts(c, mpi) == std::vector<int>{4});
 }
 
-TEST_CASE("--forward-only and --trace with two replicas: no timing of collectives that never ran",
+TEST_CASE("forward-only traced runs with two replicas time no collectives that never ran",
           "[train][timing]") {
   // Issue #12 defect 1: bucket times were read from events nothing recorded (a GPU fails at step 0).
   RunConfig c = tiny_config();
@@ -154,7 +154,7 @@ TEST_CASE("--forward-only and --trace with two replicas: no timing of collective
   for (const BucketTiming& b : r.allreduce.per_bucket) REQUIRE(b.time_s == 0.0);
 }
 
-TEST_CASE("--accum-steps beyond the staging depth keeps every copy span of a traced step", "[train][timing]") {
+TEST_CASE("gradient accumulation beyond the staging depth keeps every copy span of a traced step", "[train][timing]") {
   // The stager's copy-event ring must outlive two steps of K batches each (steps are read one behind).
   RunConfig c = tiny_config();
   c.synthetic_source = "host";
@@ -175,7 +175,7 @@ TEST_CASE("--accum-steps beyond the staging depth keeps every copy span of a tra
   REQUIRE(copies == 5 * 3);
 }
 
-TEST_CASE("images/s is global images over the timed window's wall time; step times are reported beside it",
+TEST_CASE("images per second is global images over the wall time of the timed window with step times beside it",
           "[train][timing]") {
   RunConfig c = tiny_config();
   TrainRequest req;
