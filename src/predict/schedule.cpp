@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <numeric>
 
+#include "result/bucket_plan.h"
+
 namespace mg {
 
 std::vector<PlannedBucket> plan_buckets(const std::vector<GradientLayer>& layers, size_t bucket_bytes) {
@@ -10,17 +12,11 @@ std::vector<PlannedBucket> plan_buckets(const std::vector<GradientLayer>& layers
   // Flat offsets of each layer, in gradient order.
   std::vector<size_t> begin(layers.size() + 1, 0);
   for (size_t i = 0; i < layers.size(); ++i) begin[i + 1] = begin[i] + layers[i].elements;
-  const size_t total = begin.back();
-  if (total == 0) return out;
-  size_t per = bucket_bytes / sizeof(float);
-  if (per == 0 || per > total) per = total;
-  size_t end = total;
-  while (end > 0) {
-    const size_t b = end > per ? end - per : 0;
-    // The layer owning element b: the last layer starting at or before it.
-    const size_t l = static_cast<size_t>(std::upper_bound(begin.begin(), begin.end() - 1, b) - begin.begin()) - 1;
-    out.push_back({end - b, layers[l].ready_s});
-    end = b;
+  for (const BucketRange& r : plan_bucket_ranges(begin.back(), bucket_bytes)) {
+    // The layer owning the bucket's first element: the last layer starting at or before it.
+    const size_t l =
+        static_cast<size_t>(std::upper_bound(begin.begin(), begin.end() - 1, r.begin) - begin.begin()) - 1;
+    out.push_back({r.end - r.begin, layers[l].ready_s});
   }
   return out;
 }

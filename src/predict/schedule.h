@@ -23,8 +23,8 @@ struct StepOptions {
   double input_rate = 0;  // images/s one node's input pipeline can deliver; 0: as fast as the profile saw
 };
 
-// A bucket as the trainer plans it (train/grad_sync.cpp, plan_buckets): fp32 elements taken from the end of
-// the flat gradient backwards; ready when backward has completed the layer owning its first element.
+// A bucket of the layout the trainer uses (result/bucket_plan.h); ready when backward has completed the layer
+// owning its first element.
 struct PlannedBucket {
   size_t elements = 0;
   double ready_s = 0;  // into the (last micro-batch's) backward

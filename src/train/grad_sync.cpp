@@ -8,18 +8,12 @@ namespace mg {
 
 std::vector<Bucket> plan_buckets(const ParamStore& store, size_t bucket_bytes) {
   std::vector<Bucket> out;
-  const size_t total = store.size();
-  if (total == 0) return out;
-  size_t per = bucket_bytes / sizeof(float);
-  if (per == 0 || per > total) per = total;
-  size_t end = total;
-  while (end > 0) {
+  for (const BucketRange& r : plan_bucket_ranges(store.size(), bucket_bytes)) {
     Bucket b;
-    b.end = end;
-    b.begin = end > per ? end - per : 0;
+    b.begin = r.begin;
+    b.end = r.end;
     b.ready_layer = store.layer_of(b.begin);
     out.push_back(b);
-    end = b.begin;
   }
   return out;
 }

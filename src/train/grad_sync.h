@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "backend/device_buffer.h"
 #include "comm/communicator.h"
+#include "result/bucket_plan.h"
 #include "train/param_store.h"
 
 namespace mg {
@@ -18,8 +19,7 @@ struct Bucket {
   int ready_layer = 0;        // backward of this layer completes the bucket (it owns element `begin`)
 };
 
-// Buckets of at most bucket_bytes (fp32 gradient bytes) from the end of the flat buffer backwards; a bucket may
-// split a layer's tensor. bucket_bytes == 0 or >= total puts everything in one bucket.
+// The layout of result/bucket_plan.h over this store's gradient, each bucket with the layer that completes it.
 std::vector<Bucket> plan_buckets(const ParamStore& store, size_t bucket_bytes);
 
 class GradSync {

@@ -1,0 +1,19 @@
+// How a flat fp32 gradient is cut into all-reduce buckets. The trainer exchanges buckets of this layout and
+// `mgbench predict` simulates the same layout from a profile, so a bucket-size question answered without
+// hardware is answered for the buckets a real run would use. Results record the layout (allreduce.per_bucket).
+#pragma once
+#include <cstddef>
+#include <vector>
+
+namespace mg {
+
+struct BucketRange {
+  size_t begin = 0, end = 0;  // flat gradient elements [begin, end)
+};
+
+// Buckets of at most bucket_bytes of fp32 gradient, taken from the end of the flat buffer backwards (backward
+// produces the last layers' gradients first), so bucket 0 is the first to become ready; a bucket may split a
+// layer's tensor. bucket_bytes == 0 or at least the whole gradient gives one bucket; no elements, no buckets.
+std::vector<BucketRange> plan_bucket_ranges(size_t total_elements, size_t bucket_bytes);
+
+}  // namespace mg
