@@ -221,6 +221,7 @@ class RankBench {
     row.busbw_GBps = row.algbw_GBps * bus_factor(opt_.op, n_);
     row.wrong = static_cast<int64_t>(std::llround(world[1]));
     row.transport = opt_.transport;
+    row.library = comm_.library();
     row.devices = n_;
     return row;
   }

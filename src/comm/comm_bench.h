@@ -39,6 +39,7 @@ struct CommBenchRow {
   double busbw_GBps = 0;
   int64_t wrong = 0;
   std::string transport;
+  std::string library;  // the communicator that moved the bytes: nccl, gloo or local (shared memory)
   int devices = 0;  // ranks in the world
 };
 

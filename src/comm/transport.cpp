@@ -12,13 +12,15 @@ namespace mg {
 namespace {
 
 const char* kCudaTransports = "auto, p2p, shm, net";
-const char* kCpuTransports = "auto, tcp";
+const char* kCpuTransports = "auto, local, tcp";
 
-bool known(const std::string& t) { return t == "auto" || t == "p2p" || t == "shm" || t == "net" || t == "tcp"; }
+bool known(const std::string& t) {
+  return t == "auto" || t == "p2p" || t == "shm" || t == "net" || t == "tcp" || t == "local";
+}
 
 bool applies(const std::string& t, DeviceKind kind) {
   if (t == "auto") return true;
-  return kind == DeviceKind::Cuda ? (t != "tcp") : (t == "tcp");
+  return kind == DeviceKind::Cuda ? (t != "tcp" && t != "local") : (t == "tcp" || t == "local");
 }
 
 }  // namespace

@@ -1,7 +1,9 @@
-// Transport selection (--transport auto,p2p,shm,net,tcp): which path a communicator's bytes take.
+// Transport selection (--transport auto,p2p,shm,net,tcp,local): which path a communicator's bytes take.
 // NCCL picks its transport at init from environment variables, so each entry is a set of NCCL_* values applied
-// by a ScopedTransport for as long as the communicators are created and used, then restored. Gloo has one
-// transport, TCP, over loopback or --gloo-iface: only "auto" and "tcp" apply to --device cpu.
+// by a ScopedTransport for as long as the communicators are created and used, then restored. On --device cpu
+// "local" (replica threads of one process through shared memory) and "tcp" (Gloo over loopback or
+// --gloo-iface) are chosen by create_communicators (CommOptions::transport), not by the environment; "auto"
+// means local within a process and tcp between processes.
 #pragma once
 #include <map>
 #include <optional>

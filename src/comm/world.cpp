@@ -1,6 +1,7 @@
 // create_communicators(): rendezvous (in-process store, or a TCP store served by process rank 0 whose address
 // comes from MASTER_ADDR or an MPI broadcast), a cross-process configuration check, then one Gloo context per
-// local replica (or NCCL communicators when built with NCCL).
+// local replica (or NCCL communicators when built with NCCL). Replicas that are all threads of this process
+// share memory instead (LocalCommunicator) unless --transport tcp asks for Gloo.
 #include "comm/world.h"
 
 #include <algorithm>
@@ -16,6 +17,7 @@
 #include "comm/gloo_communicator.h"
 #include "comm/gloo_store_adapter.h"
 #include "comm/in_process_store.h"
+#include "comm/local_communicator.h"
 #include "comm/mpi_bootstrap.h"
 #include "comm/net_address.h"
 #include "comm/tcp_store.h"
@@ -175,6 +177,10 @@ std::vector<std::unique_ptr<Communicator>> create_communicators(const LaunchInfo
     throw UsageError("communication library '" + opt.library + "' is not one of: gloo, nccl");
   }
   if (!(opt.timeout_s > 0)) throw UsageError("--comm-timeout must be positive");
+  if (opt.transport == "local" && (opt.library != "gloo" || launch.world_size > 1)) {
+    throw UsageError("--transport local joins replicas that are threads of one process on --device cpu; "
+                     "processes under a launcher use tcp (or auto)");
+  }
 #ifndef MG_HAVE_NCCL
   if (opt.library == "nccl") throw UsageError("--device cuda needs NCCL: this build has none");
 #endif
@@ -200,6 +206,12 @@ std::vector<std::unique_ptr<Communicator>> create_communicators(const LaunchInfo
                                      launch.rank * static_cast<int>(local_backends.size()), local_backends, *store,
                                      opt.job_key, opt.timeout_s);
 #endif
+  }
+  if (launch.world_size == 1 && opt.transport != "tcp") {
+    for (Backend* be : local_backends) {
+      if (be->kind() != DeviceKind::Cpu) throw UsageError("--comm gloo works on --device cpu; --device cuda uses NCCL");
+    }
+    return create_local_communicators(static_cast<int>(local_backends.size()), opt.timeout_s);
   }
   return create_gloo(launch, local_backends, opt, *store, session ? session->host : std::string("127.0.0.1"),
                      std::move(lost_processes));

@@ -17,6 +17,9 @@ struct CommOptions {
   std::string library = "gloo";  // nccl | gloo
   double timeout_s = 300;         // a lost peer fails every collective within this
   std::string gloo_iface;         // network interface for Gloo's TCP transport ("" = loopback/hostname)
+  // CPU only: "auto" joins replicas that are threads of one process through shared memory (LocalCommunicator)
+  // and processes through Gloo's TCP; "local" insists on the former, "tcp" on Gloo for every rank.
+  std::string transport = "auto";
   std::string job_key = "mgbench";  // distinguishes successive worlds (sweep entries) on one store
   // The run's options as "key=value" lines; processes whose lines differ fail with a UsageError, before any
   // collective, that names the differing options.

@@ -150,6 +150,7 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
     copt.library = cfg.device == DeviceKind::Cuda ? "nccl" : "gloo";
     copt.timeout_s = cfg.comm_timeout_s;
     copt.gloo_iface = cfg.gloo_iface;
+    copt.transport = req.transport == "default" ? "auto" : req.transport;
     copt.job_key = req.job_key;
     copt.config_fingerprint = config_fingerprint(cfg, batch, image, local);
     std::vector<Backend*> raw;

@@ -48,9 +48,13 @@ done
 "$MGBENCH" comm --device cpu --devices 2 -b 1K -e 4K -f 4 --warmup 0 --iters 2 --transport auto,tcp \
   --json "$tmp/tr.json" >"$tmp/tr.out" 2>&1 || { cat "$tmp/tr.out"; fail "--transport auto,tcp exited non-zero"; }
 [ "$(grep -c '# mgbench comm' "$tmp/tr.out")" -eq 2 ] || { cat "$tmp/tr.out"; fail "expected one table per transport"; }
+grep -q "2 ranks (cpu, local), transport auto" "$tmp/tr.out" || { cat "$tmp/tr.out"; fail "auto is not local"; }
+grep -q "2 ranks (cpu, gloo), transport tcp" "$tmp/tr.out" || { cat "$tmp/tr.out"; fail "tcp is not gloo"; }
 python3 -c "
 import json; j=json.load(open('$tmp/tr.json'))
 assert [r['transport'] for r in j['results']] == ['auto'] * 4 + ['tcp'] * 4, j['results']
+# Replica threads exchange through shared memory unless tcp asks for Gloo.
+assert [r['library'] for r in j['results']] == ['local'] * 4 + ['gloo'] * 4, j['results']
 assert set(j['environment']['transport_env']) == {'auto', 'tcp'}
 assert all(r['wrong'] == 0 for r in j['results'])
 " || fail "merged transport JSON"
@@ -75,4 +79,6 @@ expect_usage "unknown" --transport carrier-pigeon
 expect_usage "does not apply to --device cpu" --transport shm
 expect_usage "fp32, fp16, bf16" --dtype int8
 expect_usage "K, M or G" -e 12Q
+"$MGBENCH" comm --device cuda --transport local >/dev/null 2>"$tmp/bad.err"
+[ $? -eq 2 ] && grep -q "does not apply to --device cuda" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "local on cuda"; }
 echo "comm cpu sweep: ok"

@@ -1,4 +1,5 @@
-// Builds an in-process world of N CPU replicas with Gloo communicators, for the comm tests.
+// Builds an in-process world of N CPU replicas, for the comm tests: transport "tcp" gives Gloo communicators,
+// "auto" (what the trainer picks for replica threads) or "local" the shared-memory LocalCommunicator.
 #pragma once
 #include <memory>
 #include <string>
@@ -24,13 +25,15 @@ struct CpuWorld {
   }
 };
 
-inline CpuWorld make_cpu_world(int n, double timeout_s = 20, const std::string& job = "test") {
+inline CpuWorld make_cpu_world(int n, double timeout_s = 20, const std::string& job = "test",
+                               const std::string& transport = "tcp") {
   CpuWorld w;
   for (int i = 0; i < n; ++i) w.backends.push_back(make_backend(DeviceKind::Cpu, i, BackendOptions{1}));
   CommOptions opt;
   opt.library = "gloo";
   opt.timeout_s = timeout_s;
   opt.job_key = job;
+  opt.transport = transport;
   w.comms = create_communicators(LaunchInfo{}, w.be(), opt);
   return w;
 }

@@ -85,7 +85,9 @@ TEST_CASE("pattern sums stay exact in bf16 for large worlds") {
 }
 
 TEST_CASE("a comm sweep over 3 CPU replicas measures every size in and out of place with no wrong elements") {
-  test::CpuWorld w = test::make_cpu_world(3, 20, "bench");
+  const std::string transport = GENERATE("tcp", "local");
+  INFO("transport " << transport);
+  test::CpuWorld w = test::make_cpu_world(3, 20, "bench", transport);
   for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
                           CollectiveOp::Broadcast}) {
     CommBenchOptions opt;

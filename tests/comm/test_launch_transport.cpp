@@ -150,7 +150,8 @@ TEST_CASE("launch: torchrun-style variables and their errors") {
 
 TEST_CASE("transport: parsing checks names, device applicability and duplicates") {
   CHECK(parse_transports("auto,p2p,shm,net", DeviceKind::Cuda) == std::vector<std::string>{"auto", "p2p", "shm", "net"});
-  CHECK(parse_transports("tcp,auto", DeviceKind::Cpu) == std::vector<std::string>{"tcp", "auto"});
+  CHECK(parse_transports("tcp,auto,local", DeviceKind::Cpu) == std::vector<std::string>{"tcp", "auto", "local"});
+  CHECK_THROWS_WITH(parse_transports("local", DeviceKind::Cuda), Catch::Contains("does not apply to --device cuda"));
   CHECK_THROWS_WITH(parse_transports("nvlink", DeviceKind::Cuda), Catch::Contains("unknown") && Catch::Contains("auto, p2p, shm, net"));
   CHECK_THROWS_WITH(parse_transports("auto,shm", DeviceKind::Cpu), Catch::Contains("does not apply to --device cpu"));
   CHECK_THROWS_AS(parse_transports("tcp", DeviceKind::Cuda), UsageError);

@@ -38,8 +38,11 @@ double seconds_since(std::chrono::steady_clock::time_point t0) {
 
 }  // namespace
 
+// Replica threads fail alike whether they exchange through Gloo's TCP pairs or through shared memory.
 TEST_CASE("a replica whose communicator is gone fails the survivor's all-reduce naming it") {
-  test::CpuWorld w = test::make_cpu_world(2, 3, "gone");
+  const std::string transport = GENERATE("tcp", "local");
+  INFO("transport " << transport);
+  test::CpuWorld w = test::make_cpu_world(2, 3, "gone", transport);
   std::vector<float> buf(1000, 1.0f);
   w.comms[1].reset();
   const auto t0 = std::chrono::steady_clock::now();
@@ -49,7 +52,9 @@ TEST_CASE("a replica whose communicator is gone fails the survivor's all-reduce 
 }
 
 TEST_CASE("a replica that never enters the collective is named when the timeout expires") {
-  test::CpuWorld w = test::make_cpu_world(3, 1, "absent");
+  const std::string transport = GENERATE("tcp", "local");
+  INFO("transport " << transport);
+  test::CpuWorld w = test::make_cpu_world(3, 1, "absent", transport);
   std::vector<std::vector<float>> bufs(3, std::vector<float>(256, 1.0f));
   const auto t0 = std::chrono::steady_clock::now();
   std::string errors[2];
@@ -154,7 +159,9 @@ TEST_CASE("two processes all-reduce over the TCP store; a killed peer process is
 }
 
 TEST_CASE("abort from another thread releases the peers blocked on that rank long before the timeout") {
-  test::CpuWorld w = test::make_cpu_world(2, 30, "abort");
+  const std::string transport = GENERATE("tcp", "local");
+  INFO("transport " << transport);
+  test::CpuWorld w = test::make_cpu_world(2, 30, "abort", transport);
   std::vector<float> buf(1 << 16, 1.0f);
   const auto t0 = std::chrono::steady_clock::now();
   w.comms[1]->allreduce_sum(buf.data(), buf.size(), DType::F32, *w.backends[1]);  // rank 0 never joins

@@ -29,16 +29,20 @@ RunConfig tiny_config() {
 }  // namespace
 
 TEST_CASE("replicas stay bitwise identical after training steps", "[train]") {
+  // Replica threads exchange through shared memory unless told to use Gloo's TCP.
+  const auto [transport, library] = GENERATE(std::make_pair("default", "local"), std::make_pair("tcp", "gloo"));
+  INFO("transport " << transport);
   RunConfig c = tiny_config();
   TrainRequest req;
   req.local_replicas = 2;
-  req.job_key = "ident";
+  req.job_key = std::string("ident-") + transport;
+  req.transport = transport;
   const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
   REQUIRE(r.devices == 2);
   REQUIRE(r.replica_checksums.size() == 2);
   REQUIRE(r.replica_checksums[0] == r.replica_checksums[1]);
   REQUIRE(r.samples.size() == 6);
-  REQUIRE(r.allreduce.library == "gloo");
+  REQUIRE(r.allreduce.library == library);
   REQUIRE(r.allreduce.bytes_per_step > 0);
 }
 

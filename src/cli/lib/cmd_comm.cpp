@@ -55,7 +55,8 @@ class CommCommand : public Command {
     sub.add_option("--dtype", dtype_, "fp32, fp16 or bf16")->capture_default_str();
     sub.add_option("--root", root_, "broadcast root rank")->capture_default_str();
     sub.add_option("--transport", transport_,
-                   "comma list run side by side: auto,p2p,shm,net (cuda/NCCL) or auto,tcp (cpu/Gloo)");
+                   "comma list run side by side: auto,p2p,shm,net (cuda/NCCL) or auto,local,tcp (cpu: shared "
+                   "memory between replica threads, Gloo TCP)");
     sub.add_option("--comm-timeout", timeout_s_, "seconds before a lost peer fails the run")->capture_default_str();
     sub.add_option("--gloo-iface", gloo_iface_, "network interface for Gloo (default: loopback, or the route to "
                                                 "MASTER_ADDR)");
@@ -128,6 +129,7 @@ class CommCommand : public Command {
       co.library = kind == DeviceKind::Cuda ? "nccl" : "gloo";
       co.timeout_s = timeout_s_;
       co.gloo_iface = gloo_iface_;
+      co.transport = t;
       co.job_key = "comm/" + t;
       co.config_fingerprint = fingerprint(kind, local);
       auto comms = create_communicators(launch, backends, co);
@@ -264,6 +266,7 @@ class CommCommand : public Command {
                      {"busbw_GBps", r.busbw_GBps},
                      {"wrong", r.wrong},
                      {"transport", r.transport},
+                     {"library", r.library},
                      {"devices", r.devices}});
     }
     j["results"] = res;

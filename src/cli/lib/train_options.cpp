@@ -83,7 +83,7 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
                  "gradient exchange)")->capture_default_str();
   app.add_option("--nccl-algo", c.nccl_algo, "ring | tree | auto: sets NCCL_ALGO before NCCL starts");
   app.add_option("--comm-timeout", c.comm_timeout_s, "seconds before a lost rank fails the run")->capture_default_str();
-  app.add_option("--transport", o.transports, "transports to compare, e.g. auto,p2p,shm,net (NCCL) or tcp (Gloo)")->delimiter(',');
+  app.add_option("--transport", o.transports, "transports to compare, e.g. auto,p2p,shm,net (NCCL) or local,tcp (CPU)")->delimiter(',');
   app.add_option("--gloo-iface", c.gloo_iface, "network interface for Gloo's TCP transport");
   app.add_option("--json", c.json_path, "write the result as JSON (atomically)");
   app.add_option("--trace", c.trace_path, "write a Chrome/Perfetto trace of the largest device count");

@@ -1,0 +1,245 @@
+#include "comm/local_communicator.h"
+
+#include <algorithm>
+#include <cstring>
+
+#include "comm/local_barrier.h"
+#include "comm/peer_monitor.h"
+#include "comm/reduce_sum.h"
+#include "core/error.h"
+
+namespace mg {
+
+namespace {
+
+// What a rank publishes for the operation it is in: its buffers, and the call itself so ranks that disagree
+// (a programming error that would otherwise read past a buffer) fail instead.
+struct alignas(64) Slot {
+  CollectiveOp op = CollectiveOp::AllReduce;
+  size_t count = 0;
+  DType dt = DType::F32;
+  int root = 0;
+  const void* send = nullptr;
+  void* recv = nullptr;
+};
+
+// Slices start on cache lines, so two ranks never write one line.
+constexpr size_t kSliceAlign = 64;
+// The sum is produced a block at a time and copied to every rank's output while it is still in L1/L2.
+constexpr size_t kBlockBytes = 16 << 10;
+
+// out[0][i] = out[1][i] = ... = in[0][i] + in[1][i] + ... in rank order. Any out may alias any in (at the
+// same elements): a block is read completely before any output block is written.
+void reduce_to_all(void* const* out, int n_out, const void* const* in, int n, size_t count, size_t es, ReduceFn sum,
+                   std::vector<uint8_t>& block) {
+  const size_t step = kBlockBytes / es;
+  if (n > 2) block.resize(step * es);
+  for (size_t b = 0; b < count; b += step) {
+    const size_t m = std::min(step, count - b);
+    const size_t off = b * es;
+    auto at = [off](const void* p) { return static_cast<const char*>(p) + off; };
+    const char* acc;
+    if (n == 1) {
+      acc = at(in[0]);
+    } else if (n == 2) {
+      // Straight into the first output: element i of both inputs is read before element i is written.
+      sum(static_cast<char*>(out[0]) + off, at(in[0]), at(in[1]), m);
+      acc = at(out[0]);
+    } else {
+      // A running sum in out[0] could overwrite an input aliasing it before that input was read.
+      sum(block.data(), at(in[0]), at(in[1]), m);
+      for (int k = 2; k < n; ++k) sum(block.data(), block.data(), at(in[k]), m);
+      acc = reinterpret_cast<const char*>(block.data());
+    }
+    for (int k = 0; k < n_out; ++k) {
+      char* dst = static_cast<char*>(out[k]) + off;
+      if (dst != acc) std::memcpy(dst, acc, m * es);
+    }
+  }
+}
+
+}  // namespace
+
+struct LocalWorld {
+  LocalWorld(int n, double timeout) : size(n), timeout_s(timeout), barrier(n), slots(n),
+        monitor(std::make_shared<PeerMonitor>(0, n, nullptr)) {}
+  const int size;
+  const double timeout_s;
+  LocalBarrier barrier;
+  std::vector<Slot> slots;  // slot r is written by rank r before a rendezvous, read by all after it
+  std::shared_ptr<PeerMonitor> monitor;
+};
+
+LocalCommunicator::LocalCommunicator(std::shared_ptr<LocalWorld> world, int rank)
+    : world_(std::move(world)), rank_(rank) {}
+
+LocalCommunicator::~LocalCommunicator() {
+  world_->monitor->left(rank_);
+  world_->barrier.break_all();
+}
+
+int LocalCommunicator::size() const { return world_->size; }
+
+void LocalCommunicator::collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
+                                   Backend& be, StreamKind s) {
+  if (be.kind() != DeviceKind::Cpu) {
+    throw UsageError("the in-process communicator works on host memory: --device cuda needs NCCL");
+  }
+  if (root < 0 || root >= size()) throw Error("collective root " + std::to_string(root) + " outside the world");
+  if (op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce) {
+    reduce_sum_fn(dt);
+  }
+  be.host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
+}
+
+void LocalCommunicator::begin(std::string what) {
+  if (!failure_.empty()) throw Error(failure_);
+  if (aborted_.load()) throw Error("rank " + std::to_string(rank_) + ": communicator was aborted");
+  world_->monitor->entered(rank_, ++seq_);
+  what_ = std::move(what);
+  deadline_ = std::chrono::steady_clock::now() + std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+                                                     std::chrono::duration<double>(world_->timeout_s));
+}
+
+void LocalCommunicator::run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) {
+  std::lock_guard<std::mutex> lk(mu_);
+  begin(std::string(collective_name(op)) + " #" + std::to_string(seq_ + 1));
+  dispatch(op, send, recv, count, dt, root);
+}
+
+void LocalCommunicator::barrier() {
+  std::lock_guard<std::mutex> lk(mu_);
+  begin("barrier");
+  sync();
+}
+
+void LocalCommunicator::abort() {
+  if (aborted_.exchange(true)) return;
+  world_->monitor->left(rank_);
+  // Every peer waiting for us (and any operation of ours in flight) fails now rather than at the timeout.
+  world_->barrier.break_all();
+}
+
+void LocalCommunicator::sync() {
+  const LocalBarrier::Outcome o = world_->barrier.arrive_and_wait(rounds_++, deadline_);
+  if (o == LocalBarrier::Outcome::Passed) return;
+  if (aborted_.load()) fail("communicator was aborted");
+  fail(o == LocalBarrier::Outcome::TimedOut
+           ? "timed out after " + std::to_string(world_->timeout_s) + " s waiting for the other ranks"
+           : "a peer left the in-process world");
+}
+
+void LocalCommunicator::fail(const std::string& reason) {
+  const std::vector<int> lost = world_->monitor->lost(rank_, seq_, 0);
+  const std::string what = what_ + " on rank " + std::to_string(rank_) + " failed: " + reason;
+  failure_ = lost.empty() ? what : describe_lost(lost) + ": " + what;
+  // The ranks still waiting cannot complete this operation either.
+  world_->barrier.break_all();
+  throw Error(failure_);
+}
+
+void LocalCommunicator::check_same_call() {
+  const Slot& me = world_->slots[rank_];
+  for (int r = 0; r < world_->size; ++r) {
+    const Slot& o = world_->slots[r];
+    if (o.op == me.op && o.count == me.count && o.dt == me.dt && o.root == me.root) continue;
+    fail(std::string("ranks disagree on the call: rank ") + std::to_string(rank_) + " " + collective_name(me.op) +
+         " of " + std::to_string(me.count) + " " + dtype_name(me.dt) + " (root " + std::to_string(me.root) +
+         "), rank " + std::to_string(r) + " " + collective_name(o.op) + " of " + std::to_string(o.count) + " " +
+         dtype_name(o.dt) + " (root " + std::to_string(o.root) + ")");
+  }
+}
+
+void LocalCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) {
+  Slot& mine = world_->slots[rank_];
+  mine.op = op;
+  mine.count = count;
+  mine.dt = dt;
+  mine.root = op == CollectiveOp::Broadcast || op == CollectiveOp::Reduce ? root : 0;
+  mine.send = send;
+  mine.recv = recv;
+  if (op == CollectiveOp::AllGather) {
+    // In place either as NCCL defines it (send is this rank's block of recv) or as send == recv: the block
+    // moves to its place before any peer can read it.
+    char* block = static_cast<char*>(recv) + static_cast<size_t>(rank_) * count * dtype_size(dt);
+    if (send == recv && count > 0) std::memmove(block, recv, count * dtype_size(dt));
+    if (send == recv) mine.send = block;
+  }
+  sync();  // every slot is published
+  check_same_call();
+  if (count == 0) {
+    sync();
+    return;
+  }
+  switch (op) {
+    case CollectiveOp::AllReduce: all_reduce(count, dt, -1); break;
+    case CollectiveOp::Reduce: all_reduce(count, dt, root); break;
+    case CollectiveOp::ReduceScatter: reduce_scatter(recv, count, dt); break;
+    case CollectiveOp::AllGather: all_gather(mine.send, recv, count, dt); break;
+    case CollectiveOp::Broadcast: broadcast(send, recv, count, dt, root); break;
+  }
+  sync();  // no peer reads our buffers any more: the stream may go on and change them
+}
+
+void LocalCommunicator::all_reduce(size_t count, DType dt, int only_to) {
+  // Rank r sums slice r of every input and writes it to slice r of every output. Only rank r touches slice r
+  // of any buffer, so in place is safe and one rendezvous (before) plus one (after, in dispatch) suffice:
+  // every input byte is read once and every output byte written once, over all ranks together.
+  const int n = world_->size;
+  const size_t es = dtype_size(dt);
+  const size_t align = std::max<size_t>(1, kSliceAlign / es);
+  const size_t per_rank = (count + n - 1) / n;
+  const size_t slice = (per_rank + align - 1) / align * align;
+  const size_t b = std::min(count, slice * static_cast<size_t>(rank_));
+  const size_t e = std::min(count, b + slice);
+  if (e == b) return;
+  std::vector<const void*> in(n);
+  std::vector<void*> out(n);
+  for (int k = 0; k < n; ++k) {
+    // Our own output first, so with two ranks the sum lands there and is copied once to the peer.
+    const Slot& s = world_->slots[(rank_ + k) % n];
+    out[k] = static_cast<char*>(s.recv) + b * es;
+  }
+  // Reduce: the root's output only (ncclReduce leaves the others' as they were).
+  if (only_to >= 0) out = {static_cast<char*>(world_->slots[only_to].recv) + b * es};
+  for (int r = 0; r < n; ++r) in[r] = static_cast<const char*>(world_->slots[r].send) + b * es;
+  reduce_to_all(out.data(), static_cast<int>(out.size()), in.data(), n, e - b, es, reduce_sum_fn(dt), block_);
+}
+
+void LocalCommunicator::reduce_scatter(void* recv, size_t count, DType dt) {
+  // Only this rank reads block rank_ of any input, so writing it in place (recv inside send) is safe.
+  const int n = world_->size;
+  const size_t es = dtype_size(dt);
+  std::vector<const void*> in(n);
+  for (int r = 0; r < n; ++r) {
+    in[r] = static_cast<const char*>(world_->slots[r].send) + static_cast<size_t>(rank_) * count * es;
+  }
+  void* out[1] = {recv};
+  reduce_to_all(out, 1, in.data(), n, count, es, reduce_sum_fn(dt), block_);
+}
+
+void LocalCommunicator::all_gather(const void* send, void* recv, size_t count, DType dt) {
+  const int n = world_->size;
+  const size_t bytes = count * dtype_size(dt);
+  for (int k = 0; k < n; ++k) {
+    const int r = (rank_ + k) % n;
+    const void* src = r == rank_ ? send : world_->slots[r].send;
+    char* dst = static_cast<char*>(recv) + static_cast<size_t>(r) * bytes;
+    if (src != dst) std::memcpy(dst, src, bytes);
+  }
+}
+
+void LocalCommunicator::broadcast(const void* send, void* recv, size_t count, DType dt, int root) {
+  const void* src = rank_ == root ? send : world_->slots[root].send;
+  if (src != recv) std::memcpy(recv, src, count * dtype_size(dt));
+}
+
+std::vector<std::unique_ptr<Communicator>> create_local_communicators(int n, double timeout_s) {
+  if (n < 1) throw Error("an in-process world needs at least one rank");
+  auto world = std::make_shared<LocalWorld>(n, timeout_s);
+  std::vector<std::unique_ptr<Communicator>> out;
+  for (int r = 0; r < n; ++r) out.push_back(std::make_unique<LocalCommunicator>(world, r));
+  return out;
+}
+
+}  // namespace mg
