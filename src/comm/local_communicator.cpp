@@ -1,7 +1,12 @@
 #include "comm/local_communicator.h"
 
 #include <algorithm>
+#include <cstdint>
 #include <cstring>
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include "comm/local_barrier.h"
 #include "comm/peer_monitor.h"
@@ -25,15 +30,60 @@ struct alignas(64) Slot {
 
 // Slices start on cache lines, so two ranks never write one line.
 constexpr size_t kSliceAlign = 64;
-// The sum is produced a block at a time and copied to every rank's output while it is still in L1/L2.
+// The sum is produced a block at a time and copied to every rank's output while it is still in L1.
 constexpr size_t kBlockBytes = 16 << 10;
+// From this slice size on, an output that is not also an input is written with non-temporal stores: it is
+// not in cache, and a normal store would first read every line of it from memory (measured on the
+// development VM: out-of-place all-reduce at 64 MiB about 1.8x faster). An in-place output was just read,
+// so its lines are in cache and normal stores are cheaper.
+constexpr size_t kStreamBytes = 512 << 10;
+
+// memcpy that bypasses the cache for the destination (x86-64; elsewhere plain memcpy). Callers fence with
+// stream_fence() before another thread may read the destination.
+void stream_copy(char* dst, const char* src, size_t bytes) {
+#if defined(__x86_64__)
+  const size_t head = std::min(bytes, (16 - reinterpret_cast<uintptr_t>(dst) % 16) % 16);
+  std::memcpy(dst, src, head);
+  size_t i = head;
+  for (; i + 64 <= bytes; i += 64) {
+    const __m128i a = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i));
+    const __m128i b = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 16));
+    const __m128i c = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 32));
+    const __m128i d = _mm_loadu_si128(reinterpret_cast<const __m128i*>(src + i + 48));
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i), a);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 16), b);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 32), c);
+    _mm_stream_si128(reinterpret_cast<__m128i*>(dst + i + 48), d);
+  }
+  std::memcpy(dst + i, src + i, bytes - i);
+#else
+  std::memcpy(dst, src, bytes);
+#endif
+}
+
+void stream_fence() {
+#if defined(__x86_64__)
+  _mm_sfence();  // non-temporal stores are weakly ordered: complete them before the barrier publishes them
+#endif
+}
 
 // out[0][i] = out[1][i] = ... = in[0][i] + in[1][i] + ... in rank order. Any out may alias any in (at the
 // same elements): a block is read completely before any output block is written.
 void reduce_to_all(void* const* out, int n_out, const void* const* in, int n, size_t count, size_t es, ReduceFn sum,
                    std::vector<uint8_t>& block) {
+  const bool large = count * es >= kStreamBytes;
+  std::vector<bool> stream(n_out, false);
+  bool any_stream = false;
+  for (int k = 0; k < n_out && large; ++k) {
+    stream[k] = std::find(in, in + n, out[k]) == in + n;
+    any_stream = any_stream || stream[k];
+  }
+  // Two inputs and cached outputs: sum straight into the first output (element i of both inputs is read
+  // before element i is written). Otherwise a running sum in an output could overwrite an input aliasing
+  // it before that input was read, and a streamed output wants its source in cache: sum into a block.
+  const bool direct = n <= 2 && !any_stream;
   const size_t step = kBlockBytes / es;
-  if (n > 2) block.resize(step * es);
+  if (!direct) block.resize(step * es);
   for (size_t b = 0; b < count; b += step) {
     const size_t m = std::min(step, count - b);
     const size_t off = b * es;
@@ -41,21 +91,25 @@ void reduce_to_all(void* const* out, int n_out, const void* const* in, int n, si
     const char* acc;
     if (n == 1) {
       acc = at(in[0]);
-    } else if (n == 2) {
-      // Straight into the first output: element i of both inputs is read before element i is written.
+    } else if (direct) {
       sum(static_cast<char*>(out[0]) + off, at(in[0]), at(in[1]), m);
       acc = at(out[0]);
     } else {
-      // A running sum in out[0] could overwrite an input aliasing it before that input was read.
       sum(block.data(), at(in[0]), at(in[1]), m);
       for (int k = 2; k < n; ++k) sum(block.data(), block.data(), at(in[k]), m);
       acc = reinterpret_cast<const char*>(block.data());
     }
     for (int k = 0; k < n_out; ++k) {
       char* dst = static_cast<char*>(out[k]) + off;
-      if (dst != acc) std::memcpy(dst, acc, m * es);
+      if (dst == acc) continue;
+      if (stream[k]) {
+        stream_copy(dst, acc, m * es);
+      } else {
+        std::memcpy(dst, acc, m * es);
+      }
     }
   }
+  if (any_stream) stream_fence();
 }
 
 }  // namespace
