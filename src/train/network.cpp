@@ -3,27 +3,20 @@
 #include <algorithm>
 
 #include "core/error.h"
+#include "train/memory_plan.h"
 
 namespace mg {
 
 Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
-                 uint64_t seed, bool training)
-    : be_(be), model_(model), act_(activation_dtype(precision)) {
+                 uint64_t seed, bool training, bool reuse_buffers)
+    : be_(be), model_(model), act_(activation_dtype(precision)), training_(training) {
   const std::vector<Shape> shapes = infer_shapes(model, batch, image_size);
-  const size_t n = model.layers.size();
+  const int n = static_cast<int>(model.layers.size());
   ops_.resize(n);
   out_.resize(n);
   grad_.resize(n);
-  auto alloc = [&](const Shape& s, DType t) {
-    buffers_.emplace_back(be, static_cast<size_t>(s.numel()) * dtype_size(t));
-    return buffers_.back().tensor(s, t);
-  };
-  size_t max_inputs = 0;
-  int64_t max_numel = 0;
-  for (size_t i = 0; i < n; ++i) {
+  for (int i = 1; i < n; ++i) {
     const LayerDesc& l = model.layers[i];
-    out_[i] = alloc(shapes[i], act_);
-    if (i == 0) continue;
     std::vector<Shape> in;
     for (int j : l.inputs) in.push_back(shapes[j]);
     LayerOptions opt;
@@ -34,14 +27,91 @@ Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t ima
     ops_[i] = be.create_layer(l, in, opt);
     MG_ENSURE(ops_[i]->output_shape() == shapes[i],
               "layer " + l.name + " output " + ops_[i]->output_shape().str() + " != " + shapes[i].str());
-    max_inputs = std::max(max_inputs, l.inputs.size());
-    max_numel = std::max(max_numel, shapes[i].numel());
+  }
+  auto bytes = [&](int layer) { return static_cast<size_t>(shapes[layer].numel()) * dtype_size(act_); };
+  // last_use[j]: the highest-numbered layer reading layer j's output.
+  std::vector<int> last_use(n, -1);
+  for (int i = 1; i < n; ++i) {
+    for (int j : model.layers[i].inputs) last_use[j] = std::max(last_use[j], i);
+  }
+
+  // Tensors to place: what each one is, and its lifetime in steps of the walk it lives in.
+  struct Placed {
+    Tensor* where;
+    Shape shape;
+  };
+  std::vector<Placed> placed;
+  std::vector<Lifetime> lifetimes;
+  auto place = [&](Tensor* t, const Shape& s, size_t b, int first, int last) {
+    placed.push_back({t, s});
+    lifetimes.push_back({b, first, last});
+  };
+  std::vector<Tensor> temporaries;  // the plan fills them; din_ and add_ then copy them
+  std::vector<std::vector<std::pair<int, size_t>>> temp_of(n);  // layer -> (input k or producer j, temporary)
+  if (training) {
+    // Every activation stays for the backward pass: own buffers.
+    for (int i = 0; i < n; ++i) place(&out_[i], shapes[i], bytes(i), 0, 2 * n);
+    // Backward walk: step 0 is the loss, step n - i is layer i's backward.
+    temporaries.reserve(static_cast<size_t>(n) * 4);
+    std::vector<int> born(n, -1);
+    born[n - 1] = 0;
+    din_.assign(n, {});
+    add_.assign(n, {});
+    for (int i = n - 1; i >= 1; --i) {
+      const int step = n - i;
+      const auto& ins = model.layers[i].inputs;
+      for (size_t k = 0; k < ins.size(); ++k) {
+        const int j = ins[k];
+        if (j == 0) continue;
+        if (born[j] < 0) {
+          born[j] = step;
+        } else {
+          temp_of[i].emplace_back(static_cast<int>(k), temporaries.size());
+          temporaries.emplace_back();
+        }
+      }
+    }
+    for (int j = 1; j < n; ++j) {
+      const int last = n - j;
+      place(&grad_[j], shapes[j], bytes(j), std::min(born[j] < 0 ? last : born[j], last), last);
+    }
+    for (int i = 1; i < n; ++i) {
+      for (auto [k, t] : temp_of[i]) {
+        const int j = model.layers[i].inputs[k];
+        place(&temporaries[t], shapes[j], bytes(j), n - i, n - i);
+      }
+    }
+  } else {
+    // Inference: layer i's output lives from its forward step to its last reader's; the logits to the end.
+    for (int i = 0; i < n; ++i) place(&out_[i], shapes[i], bytes(i), i, i == n - 1 ? n : std::max(i, last_use[i]));
+  }
+
+  const MemoryPlan plan = plan_memory(lifetimes, reuse_buffers);
+  for (size_t b : plan.buffer_bytes) buffers_.emplace_back(be, b);
+  for (size_t t = 0; t < placed.size(); ++t) {
+    *placed[t].where = buffers_[plan.buffer_of[t]].tensor(placed[t].shape, act_);
   }
   if (training) {
-    for (size_t i = 1; i < n; ++i) grad_[i] = alloc(shapes[i], act_);
-    for (size_t k = 0; k < max_inputs; ++k) scratch_.push_back(alloc(Shape{max_numel}, act_));
+    for (int i = n - 1; i >= 1; --i) {
+      const auto& ins = model.layers[i].inputs;
+      din_[i].resize(ins.size());
+      for (size_t k = 0; k < ins.size(); ++k) {
+        if (ins[k] != 0) din_[i][k] = grad_[ins[k]];  // the images need no gradient: an empty tensor
+      }
+      for (auto [k, t] : temp_of[i]) {
+        din_[i][k] = temporaries[t];
+        add_[i].emplace_back(ins[k], temporaries[t]);
+      }
+    }
   }
-  loss_ = alloc(Shape{1}, DType::F32);
+  buffers_.emplace_back(be, sizeof(float));
+  loss_ = buffers_.back().tensor(Shape{1}, DType::F32);
+}
+
+size_t Network::buffer_bytes() const {
+  size_t total = 0;
+  for (const DeviceBuffer& b : buffers_) total += b.bytes();
+  return total;
 }
 
 Network::~Network() = default;
@@ -73,36 +143,12 @@ void Network::loss(const Tensor& labels, float loss_scale) {
 }
 
 void Network::backward(bool accumulate_param_grads, const std::function<void(int)>& after_layer) {
-  MG_ENSURE(!scratch_.empty() || ops_.size() <= 1, "backward on a network built for inference");
-  const size_t n = ops_.size();
-  // written[j]: layer j's output gradient already holds one consumer's contribution this pass.
-  std::vector<bool> written(n, false);
-  written[n - 1] = true;  // from the loss
-  for (size_t i = n - 1; i >= 1; --i) {
-    const LayerDesc& l = model_.layers[i];
-    std::vector<Tensor> in, din;
-    std::vector<std::pair<int, size_t>> pending_adds;  // (producer, scratch slot)
-    for (size_t k = 0; k < l.inputs.size(); ++k) {
-      const int j = l.inputs[k];
-      in.push_back(out_[j]);
-      if (j == 0) {
-        din.push_back(Tensor{});  // the images need no gradient
-      } else if (!written[j]) {
-        din.push_back(grad_[j]);
-        written[j] = true;
-      } else {
-        Tensor s = scratch_[k];
-        s.shape = out_[j].shape;
-        din.push_back(s);
-        pending_adds.emplace_back(j, k);
-      }
-    }
-    ops_[i]->backward(in, out_[i], grad_[i], din, accumulate_param_grads);
-    for (auto [j, k] : pending_adds) {
-      Tensor s = scratch_[k];
-      s.shape = out_[j].shape;
-      be_.add_inplace(grad_[j], s);
-    }
+  MG_ENSURE(training_, "backward on a network built for inference");
+  for (size_t i = ops_.size() - 1; i >= 1; --i) {
+    std::vector<Tensor> in;
+    for (int j : model_.layers[i].inputs) in.push_back(out_[j]);
+    ops_[i]->backward(in, out_[i], grad_[i], din_[i], accumulate_param_grads);
+    for (const auto& [j, t] : add_[i]) be_.add_inplace(grad_[j], t);
     if (after_layer) after_layer(static_cast<int>(i));
   }
 }

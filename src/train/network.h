@@ -1,5 +1,10 @@
 // A model instantiated on one backend: the LayerOps of a ModelDesc, their activation and gradient buffers,
 // and the forward / backward walks over the DAG. The network owns no parameters (ParamStore does).
+//
+// Memory plan (memory_plan.h): an activation gradient lives from the backward step of its first consumer to
+// its own layer's step, the temporary for a second consumer's contribution for one step; they share buffers
+// whenever those lifetimes do not overlap. Training keeps every activation for the backward pass; inference
+// (training=false) shares the activations themselves the same way, keeping only the logits to the end.
 #pragma once
 #include <functional>
 #include <memory>
@@ -14,9 +19,10 @@ namespace mg {
 
 class Network {
  public:
-  // training=false allocates no gradient buffers (--forward-only).
+  // training=false allocates no gradient buffers (--forward-only). reuse_buffers=false gives every tensor its
+  // own buffer: the reference the memory plan is tested against.
   Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
-          uint64_t seed, bool training);
+          uint64_t seed, bool training, bool reuse_buffers = true);
   ~Network();
 
   // Parameter shapes per layer, from the ops (for ParamStore).
@@ -36,6 +42,8 @@ class Network {
   const Tensor& loss_tensor() const { return loss_; }
   const Shape& output_shape(int layer) const { return out_[layer].shape; }
   size_t num_layers() const { return ops_.size(); }
+  // Bytes of the activation, gradient and temporary buffers (what the memory plan decides).
+  size_t buffer_bytes() const;
 
  private:
   Backend& be_;
@@ -44,7 +52,11 @@ class Network {
   std::vector<std::unique_ptr<LayerOp>> ops_;  // ops_[0] is null (input)
   std::vector<Tensor> out_, grad_;             // per layer output and d(loss)/d(output)
   std::vector<DeviceBuffer> buffers_;
-  std::vector<Tensor> scratch_;                // for inputs read by several layers: gradients are summed
+  // din_[i][k]: where layer i's backward writes the gradient of its input k: the producer's grad_ for the
+  // first (highest-numbered) consumer, else a temporary that is then added to it (add_[i] lists those).
+  std::vector<std::vector<Tensor>> din_;
+  std::vector<std::vector<std::pair<int, Tensor>>> add_;
+  bool training_ = false;
   Tensor loss_;
 };
 
