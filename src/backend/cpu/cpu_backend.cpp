@@ -54,7 +54,17 @@ CpuBackend::CpuBackend(int ordinal, const BackendOptions& opt)
       copy_(std::make_unique<WorkerStream>("copy")),
       comm_(std::make_unique<WorkerStream>("comm")) {}
 
-CpuBackend::~CpuBackend() = default;
+CpuBackend::~CpuBackend() { device_free(scratch_); }
+
+void* CpuBackend::scratchpad() {
+  if (scratch_bytes_ < scratch_need_) {
+    device_free(scratch_);
+    scratch_ = nullptr;
+    scratch_ = device_alloc(scratch_need_);
+    scratch_bytes_ = scratch_need_;
+  }
+  return scratch_;
+}
 
 DeviceInfo CpuBackend::info() const {
   DeviceInfo d;

@@ -1,6 +1,7 @@
 // CpuBackend: one CPU replica. Layers run through oneDNN (cpu_layers*.cpp) on this replica's share of the
 // cores; memory is ordinary aligned host memory, counted so peak memory is reported like device memory.
 #pragma once
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
@@ -64,6 +65,11 @@ class CpuBackend final : public Backend {
   // For the oneDNN layer implementations.
   dnnl::engine& engine() { return engine_; }
   dnnl::stream& dnnl_stream() { return stream_; }
+  // One oneDNN scratchpad for all of this replica's layers: they run one at a time on the Compute stream, so
+  // none needs its own. Layers declare their need when built and fetch the address at every call (it moves
+  // when a layer built later needs more).
+  void reserve_scratchpad(size_t bytes) { scratch_need_ = std::max(scratch_need_, bytes); }
+  void* scratchpad();
 
  private:
   WorkerStream* worker(StreamKind s);  // nullptr for the inline Compute stream
@@ -92,6 +98,8 @@ class CpuBackend final : public Backend {
   std::condition_variable use_cv_;
   std::unordered_map<uint64_t, InFlight> in_flight_;
   uint64_t next_use_ = 0;
+  size_t scratch_need_ = 0, scratch_bytes_ = 0;
+  void* scratch_ = nullptr;
 };
 
 // Defined with the oneDNN layers (cpu_layers*.cpp).

@@ -91,13 +91,15 @@ dnnl::primitive_attr CpuLayer::attr() {
 void CpuLayer::need_scratch(const dnnl::memory::desc& md) { scratch_bytes_ = std::max(scratch_bytes_, md.get_size()); }
 
 void CpuLayer::allocate_scratch() {
-  scratch_ = Buffer(be_, scratch_bytes_);
-  scratch_mem_ = mem(memory::desc({static_cast<memory::dim>(std::max<size_t>(scratch_bytes_, 1))}, DT::u8, Tag::a),
-                     scratch_.get() ? scratch_.get() : DNNL_MEMORY_NONE);
+  be_.reserve_scratchpad(scratch_bytes_);
+  scratch_mem_ = mem(memory::desc({static_cast<memory::dim>(std::max<size_t>(scratch_bytes_, 1))}, DT::u8, Tag::a));
 }
 
 void CpuLayer::run(dnnl::primitive& p, Args args) {
-  if (scratch_bytes_) args.emplace(DNNL_ARG_SCRATCHPAD, scratch_mem_);
+  if (scratch_bytes_) {
+    set(scratch_mem_, be_.scratchpad());
+    args.emplace(DNNL_ARG_SCRATCHPAD, scratch_mem_);
+  }
   MG_CHECK_DNNL(p.execute(be_.dnnl_stream(), args));
   MG_CHECK_DNNL(be_.dnnl_stream().wait());
 }

@@ -3,7 +3,8 @@
 // Every layer builds all of its oneDNN primitives in its constructor (the "choose algorithms at start-up"
 // rule), owns its workspaces through CpuBackend::device_alloc so they count towards peak memory, and runs each
 // call to completion on the backend's oneDNN stream before returning (the CPU Compute stream is inline).
-// Primitives use a user-provided scratchpad so no call allocates behind our back.
+// Primitives use a user-provided scratchpad, one per replica (CpuBackend::scratchpad), so no call allocates
+// behind our back and the layers do not each hold one.
 #pragma once
 #include <cstdint>
 #include <memory>
@@ -47,9 +48,10 @@ class CpuLayer : public LayerOp {
  protected:
   // Attributes every primitive descriptor is created with (user scratchpad).
   static dnnl::primitive_attr attr();
-  // Grows the layer's one scratchpad to cover a primitive descriptor's needs (primitives run one at a time).
+  // Grows the layer's scratchpad need to cover a primitive descriptor's (primitives run one at a time).
   void need_scratch(const dnnl::memory::desc& md);
-  void allocate_scratch();  // once, at the end of the derived constructor
+  // Once, at the end of the derived constructor: declares the need to the replica's shared scratchpad.
+  void allocate_scratch();
   // Runs a primitive with the scratchpad added and waits for it.
   void run(dnnl::primitive& p, Args args);
   void check_bound() const;
@@ -71,8 +73,7 @@ class CpuLayer : public LayerOp {
   std::vector<ParamShape> param_shapes_;
   std::vector<float*> params_, grads_;
   size_t scratch_bytes_ = 0;
-  Buffer scratch_;
-  dnnl::memory scratch_mem_;
+  dnnl::memory scratch_mem_;  // over CpuBackend::scratchpad(), set per call
 };
 
 // Parallel helpers for the few elementwise passes oneDNN has no primitive for.
