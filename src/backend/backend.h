@@ -58,6 +58,8 @@ class LayerOp {
   // dout: gradient w.r.t. out. din[i].data == nullptr means input i needs no gradient (the network input).
   // din is overwritten. Parameter gradients are overwritten, or added to when accumulate_param_grads is set
   // (gradient accumulation across micro-batches).
+  // The network's memory plan relies on two rules every backend keeps: ReLU runs in place (in[0] and out one
+  // buffer) and its backward reads only out; Conv, BatchNorm and Add backward never read their own out.
   virtual void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                         const std::vector<Tensor>& din, bool accumulate_param_grads) = 0;
 };

@@ -35,6 +35,31 @@ Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t ima
     for (int j : model.layers[i].inputs) last_use[j] = std::max(last_use[j], i);
   }
 
+  // In-place ReLU: a ReLU that is the only reader of a Conv, BatchNorm or Add output overwrites it (those
+  // layers' backward never reads their output, and ReLU's backward reads only its own: backend.h), so the
+  // pair keeps one activation. inplace_of[i] = j: layer i's output is layer j's buffer.
+  std::vector<int> readers(n, 0), inplace_of(n, -1);
+  for (int i = 1; i < n; ++i) {
+    for (int j : model.layers[i].inputs) ++readers[j];
+  }
+  if (reuse_buffers) {
+    for (int i = 1; i < n; ++i) {
+      const LayerDesc& l = model.layers[i];
+      if (l.kind != LayerKind::Relu || l.inputs.size() != 1) continue;
+      const int j = l.inputs[0];
+      const LayerKind k = model.layers[j].kind;
+      if (j == 0 || readers[j] != 1 || !(k == LayerKind::Conv || k == LayerKind::BatchNorm || k == LayerKind::Add)) {
+        continue;
+      }
+      inplace_of[i] = inplace_of[j] >= 0 ? inplace_of[j] : j;
+    }
+  }
+  // Where a buffer's contents must last: to the last reader of any layer writing it in place.
+  std::vector<int> last_of(last_use);
+  for (int i = 1; i < n; ++i) {
+    if (inplace_of[i] >= 0) last_of[inplace_of[i]] = std::max(last_of[inplace_of[i]], std::max(i, last_use[i]));
+  }
+
   // Tensors to place: what each one is, and its lifetime in steps of the walk it lives in.
   struct Placed {
     Tensor* where;
@@ -50,7 +75,9 @@ Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t ima
   std::vector<std::vector<std::pair<int, size_t>>> temp_of(n);  // layer -> (input k or producer j, temporary)
   if (training) {
     // Every activation stays for the backward pass: own buffers.
-    for (int i = 0; i < n; ++i) place(&out_[i], shapes[i], bytes(i), 0, 2 * n);
+    for (int i = 0; i < n; ++i) {
+      if (inplace_of[i] < 0) place(&out_[i], shapes[i], bytes(i), 0, 2 * n);
+    }
     // Backward walk: step 0 is the loss, step n - i is layer i's backward.
     temporaries.reserve(static_cast<size_t>(n) * 4);
     std::vector<int> born(n, -1);
@@ -83,13 +110,22 @@ Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t ima
     }
   } else {
     // Inference: layer i's output lives from its forward step to its last reader's; the logits to the end.
-    for (int i = 0; i < n; ++i) place(&out_[i], shapes[i], bytes(i), i, i == n - 1 ? n : std::max(i, last_use[i]));
+    for (int i = 0; i < n; ++i) {
+      if (inplace_of[i] < 0) place(&out_[i], shapes[i], bytes(i), i, std::max(i, last_of[i]));
+    }
+    const int logits = inplace_of[n - 1] >= 0 ? inplace_of[n - 1] : n - 1;
+    for (size_t t = 0; t < placed.size(); ++t) {
+      if (placed[t].where == &out_[logits]) lifetimes[t].last = n;
+    }
   }
 
   const MemoryPlan plan = plan_memory(lifetimes, reuse_buffers);
   for (size_t b : plan.buffer_bytes) buffers_.emplace_back(be, b);
   for (size_t t = 0; t < placed.size(); ++t) {
     *placed[t].where = buffers_[plan.buffer_of[t]].tensor(placed[t].shape, act_);
+  }
+  for (int i = 1; i < n; ++i) {
+    if (inplace_of[i] >= 0) out_[i] = Tensor{out_[inplace_of[i]].data, shapes[i], act_};
   }
   if (training) {
     for (int i = n - 1; i >= 1; --i) {

@@ -4,7 +4,8 @@
 // Memory plan (memory_plan.h): an activation gradient lives from the backward step of its first consumer to
 // its own layer's step, the temporary for a second consumer's contribution for one step; they share buffers
 // whenever those lifetimes do not overlap. Training keeps every activation for the backward pass; inference
-// (training=false) shares the activations themselves the same way, keeping only the logits to the end.
+// (training=false) shares the activations themselves the same way, keeping only the logits to the end. A ReLU
+// that alone reads a Conv, BatchNorm or Add output runs in place on it (backend.h states the rules that allow it).
 #pragma once
 #include <functional>
 #include <memory>

@@ -14,13 +14,14 @@ class ReluLayer final : public CpuLayer {
       : CpuLayer(be, d, in, opt) {
     out_shape_ = in_shapes_[0];
     const memory::desc md = act_desc(out_shape_, dt_);
+    // The gradient from the output (y > 0 exactly where x > 0): the network may run ReLU in place, when the
+    // input no longer exists (backend.h).
+    const auto relu = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
     MG_CHECK_DNNL(fwd_pd_ = dnnl::eltwise_forward::primitive_desc(
-                      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, dnnl::algorithm::eltwise_relu,
-                                                  md, 0.f, 0.f),
-                      attr(), be.engine()));
+                      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, relu, md, 0.f, 0.f), attr(),
+                      be.engine()));
     MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
-                      dnnl::eltwise_backward::desc(dnnl::algorithm::eltwise_relu, md, md, 0.f, 0.f), attr(),
-                      be.engine(), fwd_pd_));
+                      dnnl::eltwise_backward::desc(relu, md, md, 0.f, 0.f), attr(), be.engine(), fwd_pd_));
     MG_CHECK_DNNL(fwd_ = dnnl::eltwise_forward(fwd_pd_));
     MG_CHECK_DNNL(bwd_ = dnnl::eltwise_backward(bwd_pd_));
     need_scratch(fwd_pd_.scratchpad_desc());
@@ -40,10 +41,10 @@ class ReluLayer final : public CpuLayer {
                 const std::vector<Tensor>& din, bool) override {
     check_io(in, out);
     if (!din[0].data) return;
-    set(a_, in[0].data);
+    set(a_, out.data);
     set(b_, dout.data);
     set(c_, din[0].data);
-    run(bwd_, {{DNNL_ARG_SRC, a_}, {DNNL_ARG_DIFF_DST, b_}, {DNNL_ARG_DIFF_SRC, c_}});
+    run(bwd_, {{DNNL_ARG_DST, a_}, {DNNL_ARG_DIFF_DST, b_}, {DNNL_ARG_DIFF_SRC, c_}});
   }
 
  private:
