@@ -54,16 +54,19 @@ CpuBackend::CpuBackend(int ordinal, const BackendOptions& opt)
       copy_(std::make_unique<WorkerStream>("copy")),
       comm_(std::make_unique<WorkerStream>("comm")) {}
 
-CpuBackend::~CpuBackend() { device_free(scratch_); }
+CpuBackend::~CpuBackend() {
+  device_free(scratch_.p);
+  device_free(staging_.p);
+}
 
-void* CpuBackend::scratchpad() {
-  if (scratch_bytes_ < scratch_need_) {
-    device_free(scratch_);
-    scratch_ = nullptr;
-    scratch_ = device_alloc(scratch_need_);
-    scratch_bytes_ = scratch_need_;
+void* CpuBackend::shared(Shared& s) {
+  if (s.bytes < s.need) {
+    device_free(s.p);
+    s.p = nullptr;
+    s.p = device_alloc(s.need);
+    s.bytes = s.need;
   }
-  return scratch_;
+  return s.p;
 }
 
 DeviceInfo CpuBackend::info() const {

@@ -68,8 +68,12 @@ class CpuBackend final : public Backend {
   // One oneDNN scratchpad for all of this replica's layers: they run one at a time on the Compute stream, so
   // none needs its own. Layers declare their need when built and fetch the address at every call (it moves
   // when a layer built later needs more).
-  void reserve_scratchpad(size_t bytes) { scratch_need_ = std::max(scratch_need_, bytes); }
-  void* scratchpad();
+  void reserve_scratchpad(size_t bytes) { scratch_.need = std::max(scratch_.need, bytes); }
+  void* scratchpad() { return shared(scratch_); }
+  // Likewise one staging area for what a layer needs only inside one call besides the scratchpad (weights
+  // reordered for backward-data, weight gradients in the primitive's format).
+  void reserve_staging(size_t bytes) { staging_.need = std::max(staging_.need, bytes); }
+  void* staging() { return shared(staging_); }
 
  private:
   WorkerStream* worker(StreamKind s);  // nullptr for the inline Compute stream
@@ -98,8 +102,12 @@ class CpuBackend final : public Backend {
   std::condition_variable use_cv_;
   std::unordered_map<uint64_t, InFlight> in_flight_;
   uint64_t next_use_ = 0;
-  size_t scratch_need_ = 0, scratch_bytes_ = 0;
-  void* scratch_ = nullptr;
+  struct Shared {
+    size_t need = 0, bytes = 0;
+    void* p = nullptr;
+  };
+  void* shared(Shared& s);  // (re)allocated to the need on first use after it grew
+  Shared scratch_, staging_;
 };
 
 // Defined with the oneDNN layers (cpu_layers*.cpp).

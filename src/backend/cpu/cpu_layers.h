@@ -140,7 +140,8 @@ class WeightedLayer : public CpuLayer {
  private:
   memory::desc canonical_, fwd_md_, bwd_data_md_, diff_;
   dnnl::memory master_, wfwd_, wbwd_, dw_, grad_;
-  Buffer wfwd_buf_, wbwd_buf_, dw_buf_;
+  Buffer wfwd_buf_;
+  size_t dw_offset_ = 0;  // of the weight gradient in the staging area (after the backward-data weights)
   dnnl::reorder to_fwd_, to_bwd_, from_diff_, from_diff_acc_;
   bool fwd_is_master_ = false, bwd_same_as_fwd_ = false, diff_is_canonical_ = false;
   bool grad_direct_ = false;  // the last weight_grad_target() wrote straight into the gradient

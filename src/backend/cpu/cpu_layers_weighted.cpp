@@ -41,18 +41,20 @@ void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::d
     need_scratch(sp);
   }
 
+  // The backward-data weights and the weight gradient in the primitive's format live only inside backward():
+  // they sit in the replica's shared staging area (CpuBackend::staging), one after the other.
   bwd_same_as_fwd_ = bwd_data_md_ == fwd_md_;
   if (!bwd_same_as_fwd_) {
-    wbwd_buf_ = Buffer(be_, bwd_data_md_.get_size());
-    wbwd_ = mem(bwd_data_md_, wbwd_buf_.get());
+    dw_offset_ = (bwd_data_md_.get_size() + 63) / 64 * 64;
+    wbwd_ = mem(bwd_data_md_);
     to_bwd_ = make_reorder(be_, canonical_, bwd_data_md_, false, attr(), &sp);
     need_scratch(sp);
   }
 
   diff_is_canonical_ = diff_ == canonical_;
-  // Even a canonical-format gradient needs a private buffer when accumulating (the primitive overwrites).
-  dw_buf_ = Buffer(be_, diff_.get_size());
-  dw_ = mem(diff_, dw_buf_.get());
+  // Even a canonical-format gradient needs a staging buffer when accumulating (the primitive overwrites).
+  dw_ = mem(diff_);
+  be_.reserve_staging(dw_offset_ + diff_.get_size());
   from_diff_ = make_reorder(be_, diff_, canonical_, false, attr(), &sp);
   need_scratch(sp);
   from_diff_acc_ = make_reorder(be_, diff_, canonical_, true, attr(), &sp);
@@ -69,6 +71,7 @@ dnnl::memory& WeightedLayer::backward_data_weights() {
   set(master_, params_[0]);
   // The forward copy is current: parameters do not change between a step's forward and backward.
   if (bwd_same_as_fwd_) return wfwd_;
+  set(wbwd_, be_.staging());
   run(to_bwd_, {{DNNL_ARG_FROM, master_}, {DNNL_ARG_TO, wbwd_}});
   return wbwd_;
 }
@@ -79,6 +82,7 @@ dnnl::memory& WeightedLayer::weight_grad_target(bool accumulate) {
     set(grad_, grads_[0]);
     return grad_;
   }
+  set(dw_, static_cast<char*>(be_.staging()) + dw_offset_);
   return dw_;
 }
 
