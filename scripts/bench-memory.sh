@@ -2,7 +2,8 @@
 # Peak memory of one CPU training run (issue 16): mgbench's own allocation high-water mark (peak_memory_bytes
 # in its JSON) and the whole process's peak resident set, beside PyTorch's reference loop
 # (scripts/torch_reference.py, NCHW and channels-last; its peak_rss_bytes is the whole Python process) at the
-# same model and batch. MGBENCH_BEFORE=path adds another mgbench binary (e.g. a build of main) to compare.
+# same model and batch. MGBENCH_BEFORE=path adds another mgbench binary (e.g. a build of main) to compare;
+# TORCH=0 skips PyTorch (keeping earlier torch-*.json in OUT).
 #   scripts/bench-memory.sh [MODEL] [BATCH]     (OUT defaults to results/cpu/<date>-speed-memory-<model>-b<batch>)
 # Needs Debian's python3-torch and python3-torchvision (/usr/bin/python3).
 set -euo pipefail
@@ -23,7 +24,7 @@ open(dest, "a").write(f"{name} {rss}\n")
 sys.exit(rc)
 PY
 }
-: >"$out/rss.txt"
+[[ "${TORCH:-1}" == 0 && -f "$out/rss.txt" ]] || : >"$out/rss.txt"
 {
   echo "# $(date -u +%FT%TZ) on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-) ($(nproc) CPUs)"
   echo "# load average: $(cut -d' ' -f1-3 /proc/loadavg) (shared machine)"
@@ -35,13 +36,13 @@ PY
   }
   mgrun mgbench "$mg"
   [[ -n "${MGBENCH_BEFORE:-}" ]] && mgrun mgbench-before "$MGBENCH_BEFORE"
-  for layout in nchw channels-last; do
+  [[ "${TORCH:-1}" == 0 ]] || for layout in nchw channels-last; do
     flag=""; [[ $layout == channels-last ]] && flag=--channels-last
     echo "\$ /usr/bin/python3 scripts/torch_reference.py --device cpu --model $model --batch $batch $flag"
     peak_rss "torch-$layout" /usr/bin/python3 "$root/scripts/torch_reference.py" --device cpu --model "$model" \
       --batch "$batch" --steps 2 --warmup 1 --threads "$(nproc)" $flag | tee "$out/torch-$layout.json"
   done
-} 2>&1 | tee "$out/log.txt"
+} 2>&1 | tee -a "$out/log.txt"
 python3 - "$out" <<'PY' | tee "$out/summary.txt"
 import json, os, sys
 out = sys.argv[1]
