@@ -137,3 +137,34 @@ TEST_CASE("replica threads get the local communicator by default, Gloo with tcp,
   opt.transport = "local";
   CHECK_THROWS_WITH(create_communicators(li, {be.get()}, opt), Catch::Contains("threads of one process"));
 }
+
+TEST_CASE("local reduce sums into the root's output only, in and out of place") {
+  for (int n = 1; n <= 4; ++n) {
+    test::CpuWorld w = test::make_cpu_world(n, 20, "reduce", "local");
+    for (bool in_place : {false, true}) {
+      const size_t count = 5003;
+      const int root = n - 1;
+      std::vector<std::vector<float>> send(n), recv(n, std::vector<float>(count, -7.0f));
+      std::vector<std::thread> threads;
+      for (int r = 0; r < n; ++r) {
+        for (size_t i = 0; i < count; ++i) send[r].push_back(test::value(r, i));
+        threads.emplace_back([&, r] {
+          float* out = in_place ? send[r].data() : recv[r].data();
+          w.comms[r]->collective(CollectiveOp::Reduce, send[r].data(), out, count, DType::F32, root, *w.backends[r],
+                                 StreamKind::Comm);
+          w.backends[r]->synchronize(StreamKind::Comm);
+        });
+      }
+      for (auto& t : threads) t.join();
+      for (int r = 0; r < n; ++r) {
+        INFO("ranks " << n << " rank " << r << " in_place " << in_place);
+        const std::vector<float>& got = in_place ? send[r] : recv[r];
+        for (size_t i = 0; i < count; ++i) {
+          float sum = 0;
+          for (int q = 0; q < n; ++q) sum += test::value(q, i);
+          REQUIRE(got[i] == (r == root ? sum : in_place ? test::value(r, i) : -7.0f));
+        }
+      }
+    }
+  }
+}
