@@ -1,8 +1,10 @@
 #include "comm/local_communicator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cstdint>
 #include <cstring>
+#include <thread>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -122,14 +124,41 @@ struct LocalWorld {
   LocalBarrier barrier;
   std::vector<Slot> slots;  // slot r is written by rank r before a rendezvous, read by all after it
   std::shared_ptr<PeerMonitor> monitor;
+  // Ranks read and write each other's buffers between the two rendezvous of an operation. Once the world breaks
+  // (abort, failure, a destroyed peer) no rank enters that phase again, and breaking it waits until none is in
+  // it: the caller may free its buffers as soon as quiesce() returns (a replica unwinding after an abort or a
+  // Ctrl-C), and no peer still writes into them.
+  std::atomic<int> working{0};
+  std::atomic<bool> broken{false};
+  void quiesce() {
+    broken.store(true);
+    barrier.break_all();
+    while (working.load() > 0) std::this_thread::yield();
+  }
 };
+
+namespace {
+
+// Marks the calling rank as inside the data phase; refuses entry once the world is broken. seq_cst on both
+// sides: either quiesce() sees this rank working and waits, or this rank sees the world broken and stays out.
+class DataPhase {
+ public:
+  explicit DataPhase(LocalWorld& w) : w_(w) { w_.working.fetch_add(1); }
+  ~DataPhase() { w_.working.fetch_sub(1); }
+  bool admitted() const { return !w_.broken.load(); }
+
+ private:
+  LocalWorld& w_;
+};
+
+}  // namespace
 
 LocalCommunicator::LocalCommunicator(std::shared_ptr<LocalWorld> world, int rank)
     : world_(std::move(world)), rank_(rank) {}
 
 LocalCommunicator::~LocalCommunicator() {
   world_->monitor->left(rank_);
-  world_->barrier.break_all();
+  world_->quiesce();
 }
 
 int LocalCommunicator::size() const { return world_->size; }
@@ -168,10 +197,10 @@ void LocalCommunicator::barrier() {
 }
 
 void LocalCommunicator::abort() {
-  if (aborted_.exchange(true)) return;
-  world_->monitor->left(rank_);
-  // Every peer waiting for us (and any operation of ours in flight) fails now rather than at the timeout.
-  world_->barrier.break_all();
+  if (!aborted_.exchange(true)) world_->monitor->left(rank_);
+  // Every peer waiting for us (and any operation of ours in flight) fails now rather than at the timeout. A
+  // second caller waits too: it returns only when no rank touches any buffer of this world any more.
+  world_->quiesce();
 }
 
 void LocalCommunicator::sync() {
@@ -188,7 +217,7 @@ void LocalCommunicator::fail(const std::string& reason) {
   const std::string what = what_ + " on rank " + std::to_string(rank_) + " failed: " + reason;
   failure_ = lost.empty() ? what : describe_lost(lost) + ": " + what;
   // The ranks still waiting cannot complete this operation either.
-  world_->barrier.break_all();
+  world_->quiesce();
   throw Error(failure_);
 }
 
@@ -225,13 +254,22 @@ void LocalCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, 
     sync();
     return;
   }
-  switch (op) {
-    case CollectiveOp::AllReduce: all_reduce(count, dt, -1); break;
-    case CollectiveOp::Reduce: all_reduce(count, dt, root); break;
-    case CollectiveOp::ReduceScatter: reduce_scatter(recv, count, dt); break;
-    case CollectiveOp::AllGather: all_gather(mine.send, recv, count, dt); break;
-    case CollectiveOp::Broadcast: broadcast(send, recv, count, dt, root); break;
+  bool admitted = false;
+  {
+    DataPhase phase(*world_);
+    admitted = phase.admitted();
+    if (admitted) {
+      switch (op) {
+        case CollectiveOp::AllReduce: all_reduce(count, dt, -1); break;
+        case CollectiveOp::Reduce: all_reduce(count, dt, root); break;
+        case CollectiveOp::ReduceScatter: reduce_scatter(recv, count, dt); break;
+        case CollectiveOp::AllGather: all_gather(mine.send, recv, count, dt); break;
+        case CollectiveOp::Broadcast: broadcast(send, recv, count, dt, root); break;
+      }
+    }
   }
+  // Outside the phase: fail() waits for every rank to leave it, this one included.
+  if (!admitted) fail(aborted_.load() ? "communicator was aborted" : "a peer left the in-process world");
   sync();  // no peer reads our buffers any more: the stream may go on and change them
 }
 
