@@ -4,8 +4,6 @@
 # that the page loaded without console errors or external requests and that every plot area holds data.
 # Two tampered pages (an external image and stylesheet; a plot with its data removed) must fail the same
 # check, so it is known to catch what it is for.
-# `mgbench predict` is not on main yet: the prediction input is a real sweep's result rewritten as kind
-# "prediction" without samples, which is the shape predict writes.
 # Chromium contacts Google's update servers on its own even with background networking disabled, so it runs
 # in a fresh network namespace (unshare -n: no interface but a down loopback) and nothing can leave the host.
 source "$(dirname "$0")/lib.bash"
@@ -28,15 +26,10 @@ expect_status 0 "$MGBENCH" comm --device cpu --devices 2 -b 1K -e 1M -f 4 --iter
   --transport auto,tcp --json comm.json --html comm.html
 "$MGBENCH" compare sweep.json sweep2.json --json cmp.json --html cmp.html >/dev/null 2>"$TMP/err"
 [[ $? -le 1 ]] || { cat "$TMP/err"; fail "compare failed"; }
-python3 - sweep.json pred.json <<'PY'
-import json, sys
-d = json.load(open(sys.argv[1]))
-d["kind"] = "prediction"
-for r in d["runs"]:
-    r["samples"] = {k: [] for k in r["samples"]}
-    r["run_samples"] = []
-json.dump(d, open(sys.argv[2], "w"))
-PY
+# The prediction: `mgbench predict` from a real 1-device profile, for the device counts the sweep measured.
+expect_status 0 "$MGBENCH" --device cpu --devices 1 --model tiny --batch-size 8 --steps 12 --warmup 2 \
+  --no-progress --json profile.json
+expect_status 0 "$MGBENCH" predict --profile profile.json --gpus 1,2 --link pcie4,bw=1Gbit,lat=50us --json pred.json
 expect_status 0 "$MGBENCH" report sweep.json pred.json comm.json cmp.json -o all.html
 expect_status 0 "$MGBENCH" report pred.json -o pred.html
 
