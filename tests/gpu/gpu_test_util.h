@@ -11,6 +11,7 @@
 
 #include "backend/backend.h"
 #include "check/host_values.h"
+#include "check/layer_check.h"
 #include "core/error.h"
 
 namespace gputest {
@@ -63,28 +64,10 @@ inline std::vector<float> download(Backend& be, const void* p, size_t n, DType d
   return decode(b, dt);
 }
 
-// ||a - b|| / ||b|| (b the reference); exact zero reference compares absolutely.
-inline double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    const double d = static_cast<double>(a[i]) - b[i];
-    num += d * d;
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return den > 0 ? std::sqrt(num / den) : std::sqrt(num);
-}
-
-// Expected relative error of a layer computed at precision p against the fp32 CPU reference.
-inline double tolerance(Precision p) {
-  switch (p) {
-    case Precision::FP32: return 2e-4;
-    case Precision::TF32: return 5e-3;
-    case Precision::FP16: return 1e-2;
-    case Precision::BF16: return 4e-2;
-  }
-  return 0;
-}
+// The check module's definitions, so the GPU tests and `mgbench check` hold layers to the same error measure and
+// tolerances (a size mismatch or NaN is an infinite error there, which fails every bound).
+using check::rel_err;
+using check::tolerance;
 
 inline std::vector<Precision> gpu_precisions() {
   std::vector<Precision> v;
