@@ -2,7 +2,7 @@
 set -uo pipefail
 : "${MGBENCH:?MGBENCH must point to the mgbench binary}"
 TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+[[ -n ${MG_KEEP_TMP:-} ]] || trap 'rm -rf "$TMP"' EXIT
 
 fail() { echo "FAIL: $*" >&2; exit 1; }
 

@@ -90,13 +90,14 @@ def find_frames(w, h, bpp, rows):
             fw = x
             while fw + 1 < w and sum(is_frame(fw + 1 + k, y) for k in range(8)) >= 6:
                 fw += 1
-            # The bottom edge: the first row below whose span is mostly frame colour (data may cover the
-            # left edge, so its length does not tell the height).
+            # The bottom edge: the first row below with a long stretch of frame colour. Bars stand on it and
+            # may hide most of it (four wide stacks hid 30 %), and data may cover the left edge, so neither
+            # tells the height alone; gridlines are lighter, so no row inside the plot has this colour.
             span = (fw - x + 1)
             fh = None
             for yy in range(y + 30, h):
                 seg = rows[yy][x * bpp:(fw + 1) * bpp]
-                if sum(1 for k in range(0, len(seg), bpp) if seg[k:k + 3] == bytes(FRAME)) >= 0.7 * span:
+                if sum(1 for k in range(0, len(seg), bpp) if seg[k:k + 3] == bytes(FRAME)) >= 0.25 * span:
                     fh = yy
                     break
             if fh is not None:
