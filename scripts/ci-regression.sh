@@ -15,7 +15,7 @@
 #       Measure this runner: N interleaved gates of NEW against itself (false alarms) and N against NEW made
 #       slower by the fraction F with mgbench --inject-slowdown (detections, default 0.10); prints both rates.
 #
-#   --preset NAME   configs/NAME.json (default ci-smoke)      --runs K   process runs per side (default 10)
+#   --preset NAME   configs/NAME.json (default ci-smoke)      --runs K   process runs per side (default 30)
 #   --new BIN       the binary under test (default build/mgbench; also env MGBENCH)
 #   --strict        exit 2 with the reason when --threshold is below the noise floor the runs show
 #   extra args      passed to every benchmark run (the preset's keys are defaults only)
@@ -32,7 +32,7 @@ new_bin=${MGBENCH:-$root/build/mgbench}
 base_bin=
 out=${OUT_DIR:-ci-out}
 preset=ci-smoke
-runs=10
+runs=30
 mode=gate
 trials=20
 slowdown=0.10
