@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Tabulates a gate-measure.sh output folder: per trial and comparison (A vs A', A vs S10, A vs S5) the gate's
-verdict (mgbench compare --paired on the 10 run pairs, read from compare-*.json) beside the old method on the
-same data: (1) the U test over all pooled step times of the 10 runs per side (compare's per_step_diagnostic) and
+verdict (mgbench compare --paired on the K run pairs, read from compare-*.json) beside the old method on the
+same data: (1) the U test over all pooled step times of the K runs per side (compare's per_step_diagnostic) and
 (2) the gate as it was before issue 11: one invocation per side (run 01 of each) judged by a U test over its
 steps (recomputed here by `mgbench compare RUN01 RUN01`, whose per_step_diagnostic is exactly that method).
 
@@ -49,8 +49,9 @@ for t in trials:
                     f"{'-' if md is None else f'{100 * md:.1f} %'} | "
                     f"{p['per_step_diagnostic']['p_value']:.1e} {pooled} | {one['p_value']:.1e} {one['verdict']} |")
 
-print(f"Trials: {len(trials)}\n")
-print("| comparison | trials | gate (run medians, paired) | old: U test on pooled steps of the same 10 runs | "
+k_runs = len([f for f in os.listdir(os.path.join(out, trials[0], "a")) if f.endswith(".json")]) if trials else 0
+print(f"Trials: {len(trials)}, K = {k_runs} runs per side\n")
+print(f"| comparison | trials | gate (run medians, paired) | old: U test on pooled steps of the same {k_runs} runs | "
       "old gate: one invocation per side, U test on its steps | median smallest detectable slowdown |")
 print("|---|---|---|---|---|---|")
 for k, label, what in kinds:
