@@ -48,6 +48,14 @@ std::unique_ptr<Backend> make_backend(DeviceKind kind, int ordinal, const Backen
 #endif
 }
 
+void require_precision(const Backend& be, Precision p) {
+  const std::string why = be.unsupported_reason(p);
+  if (why.empty()) return;
+  const DeviceInfo d = be.info();
+  throw UsageError(std::string("--precision ") + precision_name(p) + " is not supported on " +
+                   device_kind_name(be.kind()) + ":" + std::to_string(d.ordinal) + " (" + d.name + "): " + why);
+}
+
 std::vector<std::pair<std::string, std::string>> backend_library_versions() {
   std::vector<std::pair<std::string, std::string>> v;
   const dnnl_version_t* d = dnnl::version();

@@ -70,8 +70,10 @@ class Backend {
 
   virtual DeviceKind kind() const = 0;
   virtual DeviceInfo info() const = 0;
-  // Whether this device can train at the precision (UsageError text comes from the caller).
-  virtual bool supports(Precision p) const = 0;
+  // Why this device cannot train at the precision, in words a user can act on ("fp16 needs sm_70 or newer (this
+  // GPU is sm_61)"); empty when it can. The one place each backend says which precisions it runs.
+  virtual std::string unsupported_reason(Precision p) const = 0;
+  bool supports(Precision p) const { return unsupported_reason(p).empty(); }
   // Called by every host thread before it drives this backend's Compute stream (CPU: sets the thread's
   // OpenMP team size to this replica's share of cores; CUDA: cudaSetDevice).
   virtual void attach_thread() = 0;
@@ -139,6 +141,10 @@ struct BackendOptions {
 
 // Creates a backend for one replica. kind=Cuda with ordinal >= cuda_device_count() throws UsageError.
 std::unique_ptr<Backend> make_backend(DeviceKind kind, int ordinal, const BackendOptions& opt);
+
+// Throws UsageError "--precision P is not supported on <kind>:<ordinal> (<name>): <reason>" when be cannot train
+// at p.
+void require_precision(const Backend& be, Precision p);
 
 // Versions of the libraries the binary was built with (keys: cuda, cudnn, nccl, onednn, gloo; absent when
 // not built) and, where a driver is present, at run time ("cuda_driver", "cudnn_runtime", ...).

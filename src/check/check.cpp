@@ -40,11 +40,7 @@ CheckReport run_check(const CheckRequest& req) {
     for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
       if (dut->supports(p)) precisions.push_back(p);
   }
-  for (Precision p : precisions) {
-    if (!dut->supports(p)) {
-      throw UsageError(std::string("--precision ") + precision_name(p) + " is not supported on " + rep.device);
-    }
-  }
+  for (Precision p : precisions) require_precision(*dut, p);
   const std::vector<LayerCase> cases =
       req.model.empty() ? all_layer_cases() : layer_cases_for(build_model(req.model, 10));
   for (Precision p : precisions)

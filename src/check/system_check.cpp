@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "core/half.h"
 #include "models/registry.h"
+#include "train/device_plan.h"
 #include "train/network.h"
 #include "train/param_store.h"
 
@@ -63,7 +64,7 @@ std::vector<CheckRow> check_collectives(DeviceKind kind, int devices) {
     }
     if (devices > 1 || kind == DeviceKind::Cuda) {
       CommOptions copt;
-      copt.library = kind == DeviceKind::Cuda ? "nccl" : "gloo";
+      copt.library = comm_library(kind);
       copt.timeout_s = 60;
       copt.job_key = "mgbench-check";
       comms = create_communicators(LaunchInfo{}, raw, copt);

@@ -5,11 +5,9 @@
 #include "comm/world.h"
 
 #include <algorithm>
-#include <exception>
 #include <map>
 #include <mutex>
 #include <sstream>
-#include <thread>
 
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/tcp/device.h>
@@ -23,6 +21,7 @@
 #include "comm/tcp_store.h"
 #include "core/error.h"
 #include "core/host_info.h"
+#include "core/run_on_threads.h"
 #ifdef MG_HAVE_NCCL
 #include "comm/nccl/nccl_communicator.h"
 #endif
@@ -142,28 +141,16 @@ std::vector<std::unique_ptr<Communicator>> create_gloo(const LaunchInfo& launch,
   const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout_s * 1000));
 
   std::vector<std::unique_ptr<Communicator>> out(local.size());
-  std::vector<std::exception_ptr> errors(local.size());
-  std::vector<std::thread> threads;
   // connectFullMesh blocks until every rank has published its address, so local ranks join concurrently.
-  for (int i = 0; i < n_local; ++i) {
-    threads.emplace_back([&, i] {
-      try {
-        std::shared_ptr<gloo::transport::Device> dev;
-        MG_CHECK_GLOO(dev = gloo::transport::tcp::CreateDevice(attr));
-        auto ctx = std::make_shared<gloo::rendezvous::Context>(first + i, world);
-        ctx->setTimeout(timeout);
-        GlooStoreAdapter adapter(store, opt.job_key + "/gloo/", timeout);
-        MG_CHECK_GLOO(ctx->connectFullMesh(adapter, dev));
-        out[i] = std::make_unique<GlooCommunicator>(ctx, monitor, opt.timeout_s);
-      } catch (...) {
-        errors[i] = std::current_exception();
-      }
-    });
-  }
-  for (auto& t : threads) t.join();
-  for (auto& e : errors) {
-    if (e) std::rethrow_exception(e);
-  }
+  run_on_threads(n_local, [&](int i) {
+    std::shared_ptr<gloo::transport::Device> dev;
+    MG_CHECK_GLOO(dev = gloo::transport::tcp::CreateDevice(attr));
+    auto ctx = std::make_shared<gloo::rendezvous::Context>(first + i, world);
+    ctx->setTimeout(timeout);
+    GlooStoreAdapter adapter(store, opt.job_key + "/gloo/", timeout);
+    MG_CHECK_GLOO(ctx->connectFullMesh(adapter, dev));
+    out[i] = std::make_unique<GlooCommunicator>(ctx, monitor, opt.timeout_s);
+  });
   return out;
 }
 

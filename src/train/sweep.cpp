@@ -4,12 +4,12 @@
 #include <map>
 #include <memory>
 #include <set>
-#include <thread>
 
 #include "backend/backend.h"
 #include "comm/transport.h"
 #include "core/error.h"
 #include "core/stop.h"
+#include "train/device_plan.h"
 #include "train/environment.h"
 #include "train/trainer.h"
 
@@ -52,7 +52,7 @@ std::vector<int> resolve_device_counts(const RunConfig& cfg, const LaunchInfo& l
                          " present)");
     }
   } else {
-    const int cores = cfg.threads > 0 ? cfg.threads : process_core_share(launch);
+    const int cores = process_cores(cfg.threads, launch);
     if (max_n > cores) {
       throw UsageError("--devices " + std::to_string(max_n) + ": only " + std::to_string(cores) +
                        " CPU cores, and each CPU replica needs at least one (replicas do not oversubscribe cores)");
@@ -71,6 +71,7 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
   const std::vector<std::string> transports =
       list.empty() ? std::vector<std::string>{"default"} : parse_transports(list, cfg.device);
   int index = 0;
+  std::vector<DeviceInfo> devices;
   for (const std::string& name : transports) {
     std::unique_ptr<ScopedTransport> scoped;  // sets this entry's NCCL_* before any communicator exists
     if (name != "default") scoped = std::make_unique<ScopedTransport>(name, cfg.device);
@@ -82,19 +83,20 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
       req.local_replicas = local;
       req.cpu_core_slots = launch.launched() ? 1 : counts.back();
       req.transport = name;
-      req.transport_env = env;
-            req.job_key = "sweep" + std::to_string(index++);
+      req.job_key = "sweep" + std::to_string(index++);
       req.trace = !cfg.trace_path.empty() && n == counts.back() && &name == &transports.back();
       req.progress = hooks.progress;
-      req.devices_out = result.env.devices.empty() ? &result.env.devices : nullptr;
       if (hooks.entry_started) {
         hooks.entry_started(cfg.model + " x" + std::to_string(n) + (name == "default" ? "" : " (" + name + ")"));
       }
-      result.runs.push_back(train_replicas(cfg, launch, req));
+      TrainedReplicas entry = train_replicas(cfg, launch, req);
+      entry.result.transport = name;
+      entry.result.transport_env = env;
+      if (devices.empty()) devices = std::move(entry.devices);  // the first entry's: the 1-device baseline's
+      result.runs.push_back(std::move(entry.result));
       if (hooks.entry_finished) hooks.entry_finished();
     }
   }
-  std::vector<DeviceInfo> devices = std::move(result.env.devices);
   result.env = capture_environment(cfg.command_line, launch, launch.launched() ? 1 : counts.back());
   result.env.devices = std::move(devices);
   return result;

@@ -4,19 +4,18 @@
 #include <atomic>
 #include <chrono>
 #include <condition_variable>
-#include <cstdlib>
 #include <exception>
-#include <functional>
 #include <mutex>
-#include <thread>
 
 #include <fmt/format.h>
 
-#include "backend/device_buffer.h"
 #include "core/error.h"
+#include "core/run_on_threads.h"
 #include "core/stop.h"
 #include "models/registry.h"
 #include "train/replica.h"
+#include "train/replica_group.h"
+#include "train/replica_merge.h"
 
 namespace mg {
 
@@ -53,34 +52,6 @@ class ThreadBarrier {
   bool broken_ = false;
 };
 
-struct ReplicaOutput {
-  std::vector<StepBreakdown> samples;
-  std::vector<std::vector<double>> bucket_times;  // per timed step
-  std::vector<TraceSpan> trace;
-  size_t peak_memory = 0;
-  size_t device_in_use = 0;
-  double window_s = 0;  // wall time of the timed window
-  float loss = 0;
-  int64_t overflow = 0, skipped = 0;
-  uint64_t checksum = 0;
-  std::vector<size_t> bucket_bytes;
-  std::vector<int> bucket_ready_layer;
-  std::vector<GradientLayer> layers;  // the profile: ready_s summed over timed steps
-  size_t wire_bytes = 0;
-  std::string wire_dtype = "fp32";
-};
-
-// Sums (or gathers) per-process values across the launcher's processes through replica 0's communicator.
-std::vector<float> allreduce_host(Communicator& comm, Backend& be, const std::vector<float>& v) {
-  DeviceBuffer buf(be, std::max<size_t>(v.size(), 1) * sizeof(float));
-  std::vector<float> out(v);
-  be.copy_h2d(buf.get(), v.data(), v.size() * sizeof(float), StreamKind::Comm);
-  comm.allreduce_sum(buf.get(), v.size(), DType::F32, be, StreamKind::Comm);
-  be.copy_d2h(out.data(), buf.get(), v.size() * sizeof(float), StreamKind::Comm);
-  be.synchronize(StreamKind::Comm);
-  return out;
-}
-
 // Processes of one job launched with different options would time different work or deadlock in mismatched
 // collectives; the communicator bootstrap compares this across processes.
 std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image, int local) {
@@ -93,15 +64,70 @@ std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image,
       c.forward_only, c.input_only, c.data, c.synthetic_source, c.seed, local);
 }
 
-}  // namespace
-
-int cpu_threads_per_replica(const RunConfig& cfg, const LaunchInfo& launch, int slots) {
-  if (cfg.threads_per_replica > 0) return cfg.threads_per_replica;
-  const int cores = cfg.threads > 0 ? cfg.threads : process_core_share(launch);
-  return std::max(1, cores / std::max(1, slots));
+// A replica's out-of-memory error names what the user can change: the model, batch and precision.
+std::exception_ptr explain_out_of_memory(std::exception_ptr e, const RunConfig& cfg, int64_t batch, int64_t image) {
+  try {
+    std::rethrow_exception(e);
+  } catch (const OutOfMemory& oom) {
+    return std::make_exception_ptr(OutOfMemory(
+        std::string(cfg.device == DeviceKind::Cpu ? "out of memory" : "out of device memory") + " training " +
+        cfg.model + " at batch size " + std::to_string(batch) + " per device (" + precision_name(cfg.precision) +
+        ", image " + std::to_string(image) + "); try a smaller --batch-size: " + oom.what()));
+  } catch (...) {
+    return e;
+  }
 }
 
-DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
+// Collects what one replica measured in the timed window.
+class ReplicaRecorder {
+ public:
+  ReplicaRecorder(Replica& rep, ReplicaOutput& out, bool trace) : rep_(rep), out_(out), trace_(trace) {}
+
+  void take(const StepBreakdown& b, Event& base, int global_rank) {
+    out_.totals.samples.push_back(b);
+    const std::vector<double>& buckets = rep_.last_bucket_times();
+    if (bucket_sums_.size() < buckets.size()) bucket_sums_.resize(buckets.size(), 0.0);
+    for (size_t k = 0; k < buckets.size(); ++k) bucket_sums_[k] += buckets[k];
+    const std::vector<double>& ready = rep_.last_layer_ready();
+    if (out_.layers.empty() && rep_.ready_clock()) out_.layers = rep_.ready_clock()->layers();
+    for (size_t l = 0; l < out_.layers.size() && l < ready.size(); ++l) out_.layers[l].ready_s += ready[l];
+    if (trace_ && out_.totals.samples.size() <= 50) rep_.append_trace(base, global_rank, out_.trace);
+  }
+
+  // After the window: what the replica ends with.
+  void finish(Backend& be) {
+    ReplicaTotals& t = out_.totals;
+    t.device_memory_in_use_bytes = std::max(t.device_memory_in_use_bytes, be.device_memory_in_use());
+    t.peak_memory_bytes = be.peak_memory_bytes();
+    t.loss = rep_.last_loss();
+    t.overflow_steps = rep_.overflow_steps();
+    t.checksum = rep_.param_checksum();
+    out_.skipped_images = rep_.skipped_images();
+    if (const GradSync* gs = rep_.grad_sync()) {
+      for (const Bucket& k : gs->buckets()) {
+        out_.bucket_bytes.push_back((k.end - k.begin) * dtype_size(gs->wire_dtype()));
+        out_.bucket_ready_layer.push_back(k.ready_layer);
+      }
+      out_.wire_bytes = gs->wire_bytes();
+      out_.wire_dtype = dtype_name(gs->wire_dtype());
+    }
+    // Mean per timed step, one entry per bucket on every replica (a forward-only run times none).
+    const size_t steps = t.samples.size();
+    t.bucket_time_s.assign(out_.bucket_bytes.size(), 0.0);
+    for (size_t k = 0; k < t.bucket_time_s.size() && k < bucket_sums_.size() && steps > 0; ++k)
+      t.bucket_time_s[k] = bucket_sums_[k] / static_cast<double>(steps);
+  }
+
+ private:
+  Replica& rep_;
+  ReplicaOutput& out_;
+  bool trace_;
+  std::vector<double> bucket_sums_;
+};
+
+}  // namespace
+
+TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
   const ModelDesc model = build_model(cfg.model, cfg.num_classes);
   const int64_t image = cfg.image_size > 0 ? cfg.image_size : model.default_image_size;
   const int local = req.local_replicas;
@@ -116,236 +142,126 @@ DeviceCountResult train_replicas(const RunConfig& cfg, const LaunchInfo& launch,
   }
   infer_shapes(model, batch, image);  // reject a bad image size before any device work
 
-  // Backends, one per local replica.
-  std::vector<std::unique_ptr<Backend>> backends;
-  BackendOptions bopt;
-  if (cfg.device == DeviceKind::Cpu) bopt.threads = cpu_threads_per_replica(cfg, launch, std::max(local, req.cpu_core_slots));
-  for (int i = 0; i < local; ++i) {
-    const int slot = launch.local_rank * local + i;
-    int ordinal = slot;
-    if (!cfg.gpu_ids.empty()) {
-      if (slot >= static_cast<int>(cfg.gpu_ids.size())) {
-        throw UsageError("--gpu-ids lists " + std::to_string(cfg.gpu_ids.size()) + " devices but " +
-                         std::to_string(slot + 1) + " are needed");
-      }
-      ordinal = cfg.gpu_ids[slot];
-    }
-    backends.push_back(make_backend(cfg.device, ordinal, bopt));
-    if (!backends.back()->supports(cfg.precision)) {
-      throw UsageError(std::string("--precision ") + precision_name(cfg.precision) + " is not supported on " +
-                       backends.back()->info().name + " (" + device_kind_name(cfg.device) + " supports: " +
-                       (cfg.device == DeviceKind::Cpu ? "fp32, bf16 where the CPU has AVX-512 BF16"
-                                                      : "fp32, fp16 (sm_70+), tf32 and bf16 (sm_80+)") +
-                       ")");
-    }
-  }
-
-  if (req.devices_out) {
-    for (auto& b : backends) req.devices_out->push_back(b->info());
-  }
-
-  std::vector<std::unique_ptr<Communicator>> comms;
-  if (world > 1) {
-    CommOptions copt;
-    copt.library = cfg.device == DeviceKind::Cuda ? "nccl" : "gloo";
-    copt.timeout_s = cfg.comm_timeout_s;
-    copt.gloo_iface = cfg.gloo_iface;
-    copt.transport = req.transport == "default" ? "auto" : req.transport;
-    copt.job_key = req.job_key;
-    copt.config_fingerprint = config_fingerprint(cfg, batch, image, local);
-    std::vector<Backend*> raw;
-    for (auto& b : backends) raw.push_back(b.get());
-    comms = create_communicators(launch, raw, copt);
-  }
+  DeviceRequest devices;
+  devices.kind = cfg.device;
+  devices.replicas = local;
+  devices.cpu_core_slots = req.cpu_core_slots;
+  devices.gpu_ids = cfg.gpu_ids;
+  devices.threads = cfg.threads;
+  devices.threads_per_replica = cfg.threads_per_replica;
+  CommOptions copt;
+  copt.timeout_s = cfg.comm_timeout_s;
+  copt.gloo_iface = cfg.gloo_iface;
+  copt.transport = req.transport == "default" ? "auto" : req.transport;
+  copt.job_key = req.job_key;
+  copt.config_fingerprint = config_fingerprint(cfg, batch, image, local);
+  ReplicaGroup group = create_replica_group(plan_devices(devices, launch), cfg.precision, launch, copt);
 
   const int total_steps = cfg.warmup + cfg.steps * cfg.repeat;
   std::vector<ReplicaOutput> outs(local);
-  std::vector<std::exception_ptr> errors(local);
   ThreadBarrier barrier(local);
   std::atomic<bool> failed{false};
   auto fail_all = [&] {
     failed = true;
     barrier.break_all();
-    for (auto& c : comms) c->abort();
+    for (auto& c : group.comms) c->abort();
   };
   // SIGINT/SIGTERM: the step loops see the flag between steps; replicas blocked in a collective (here or in a
   // peer process) are released by the abort.
   StopCallback on_stop(fail_all);
+  // The first failure releases the others; theirs ("communicator was aborted") are its consequences.
+  FirstFailure failure(fail_all);
+  auto record_failure = [&] { failure.record(explain_out_of_memory(std::current_exception(), cfg, batch, image)); };
 
-  std::vector<std::thread> threads;
-  for (int i = 0; i < local; ++i) {
-    threads.emplace_back([&, i] {
-      try {
-        Backend& be = *backends[i];
-        be.attach_thread();
-        ReplicaPlacement where{launch.rank * local + i, world};
-        Replica rep(cfg, model, be, comms.empty() ? nullptr : comms[i].get(), where, batch, image);
-        ReplicaOutput& out = outs[i];
-        // A failure while the replica is alive aborts the communicators first: unwinding frees device memory,
-        // which synchronises the device and would wait forever on a collective a lost peer never completes.
-        try {
-          if (!barrier.wait()) return;
-          Event* base = nullptr;
-          double timed_sum = 0;
-          int timed_done = 0;
-          auto take = [&](int s, const StepBreakdown& b) {
-            if (s < cfg.warmup) return;
-            out.samples.push_back(b);
-            out.bucket_times.push_back(rep.last_bucket_times());
-            const std::vector<double>& ready = rep.last_layer_ready();
-            if (out.layers.empty() && rep.ready_clock()) out.layers = rep.ready_clock()->layers();
-            for (size_t l = 0; l < out.layers.size() && l < ready.size(); ++l) out.layers[l].ready_s += ready[l];
-            if (req.trace && timed_done < 50) rep.append_trace(*base, where.global_rank, out.trace);
-            timed_sum += b.total;
-            ++timed_done;
-            if (i == 0 && launch.rank == 0 && req.progress) {
-              req.progress(timed_done, cfg.steps * cfg.repeat,
-                           timed_sum > 0 ? static_cast<double>(batch * cfg.accum_steps * world) * timed_done / timed_sum
-                                         : 0.0);
-            }
-          };
-          // Steps are read one behind: step s is collected after step s + 1 was launched, so the host never
-          // waits for the device inside the window (replica.h).
-          int pending = -1;
-          std::chrono::steady_clock::time_point window_start;
-          for (int s = 0; s < total_steps && !failed && !stop_requested(); ++s) {
-            if (s >= cfg.warmup && !base) {
-              // The window starts on an idle device: warm-up drained, its memory use sampled.
-              if (pending >= 0) take(pending, rep.collect(pending));
-              pending = -1;
-              out.device_in_use = std::max(out.device_in_use, be.device_memory_in_use());
-              be.reset_peak_memory();
-              base = &rep.new_base_event();
-              window_start = std::chrono::steady_clock::now();
-            }
-            rep.launch(s);
-            if (pending >= 0) take(pending, rep.collect(pending));
-            pending = s;
-          }
-          if (pending >= 0 && !failed) take(pending, rep.collect(pending));
-          if (base) out.window_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
-          out.device_in_use = std::max(out.device_in_use, be.device_memory_in_use());
-          out.peak_memory = be.peak_memory_bytes();
-          out.loss = rep.last_loss();
-          out.overflow = rep.overflow_steps();
-          out.skipped = rep.skipped_images();
-          out.checksum = rep.param_checksum();
-          if (const GradSync* gs = rep.grad_sync()) {
-            for (const Bucket& k : gs->buckets()) {
-              out.bucket_bytes.push_back((k.end - k.begin) * dtype_size(gs->wire_dtype()));
-              out.bucket_ready_layer.push_back(k.ready_layer);
-            }
-            out.wire_bytes = gs->wire_bytes();
-            out.wire_dtype = dtype_name(gs->wire_dtype());
-          }
-        } catch (...) {
-          fail_all();
-          throw;
+  auto replica_thread = [&](int i) {
+    Backend& be = *group.backends[i];
+    be.attach_thread();
+    ReplicaPlacement where{launch.rank * local + i, world};
+    Replica rep(cfg, model, be, group.comm(i), where, batch, image);
+    ReplicaOutput& out = outs[i];
+    ReplicaRecorder recorder(rep, out, req.trace);
+    // A failure while the replica is alive releases the others first: unwinding frees device memory, which
+    // synchronises the device and would wait forever on a collective a lost peer never completes.
+    try {
+      if (!barrier.wait()) return;
+      Event* base = nullptr;
+      double timed_sum = 0;
+      int timed_done = 0;
+      auto take = [&](int s, const StepBreakdown& b) {
+        if (s < cfg.warmup) return;
+        recorder.take(b, *base, where.global_rank);
+        timed_sum += b.total;
+        ++timed_done;
+        if (i == 0 && launch.rank == 0 && req.progress) {
+          req.progress(timed_done, cfg.steps * cfg.repeat,
+                       timed_sum > 0 ? static_cast<double>(batch * cfg.accum_steps * world) * timed_done / timed_sum
+                                     : 0.0);
         }
-      } catch (const OutOfMemory& e) {
-        errors[i] = std::make_exception_ptr(OutOfMemory(
-            std::string(cfg.device == DeviceKind::Cpu ? "out of memory" : "out of device memory") + " training " +
-            cfg.model + " at batch size " + std::to_string(batch) +
-            " per device (" + precision_name(cfg.precision) + ", image " + std::to_string(image) +
-            "); try a smaller --batch-size: " + e.what()));
-        fail_all();
-      } catch (...) {
-        errors[i] = std::current_exception();
-        fail_all();
+      };
+      // Steps are read one behind: step s is collected after step s + 1 was launched, so the host never
+      // waits for the device inside the window (replica.h).
+      int pending = -1;
+      std::chrono::steady_clock::time_point window_start;
+      for (int s = 0; s < total_steps && !failed && !stop_requested(); ++s) {
+        if (s >= cfg.warmup && !base) {
+          // The window starts on an idle device: warm-up drained, its memory use sampled.
+          if (pending >= 0) take(pending, rep.collect(pending));
+          pending = -1;
+          out.totals.device_memory_in_use_bytes = std::max(out.totals.device_memory_in_use_bytes, be.device_memory_in_use());
+          be.reset_peak_memory();
+          base = &rep.new_base_event();
+          window_start = std::chrono::steady_clock::now();
+        }
+        rep.launch(s);
+        if (pending >= 0) take(pending, rep.collect(pending));
+        pending = s;
       }
-    });
-  }
-  for (auto& t : threads) t.join();
-  throw_if_stopped();  // the replicas' own errors are the abort's consequences
-  for (auto& e : errors)
-    if (e) std::rethrow_exception(e);
-
-  // Merge: per timed step, the mean over replicas (all processes).
-  const size_t n = outs[0].samples.size();
-  DeviceCountResult r;
-  r.devices = world;
-  r.transport = req.transport;
-  r.transport_env = req.transport_env;
-  r.batch_per_device = batch;
-  r.global_batch = batch * world * cfg.accum_steps;
-  r.threads_per_replica = cfg.device == DeviceKind::Cpu ? bopt.threads : 0;
-  r.input_only = cfg.input_only;
-  r.samples.resize(n);
-  const size_t nb = outs[0].bucket_bytes.size();
-  std::vector<float> flat(n * 7 + nb + 2, 0.0f);
-  for (const auto& o : outs) {
-    for (size_t s = 0; s < n; ++s) {
-      const StepBreakdown& b = o.samples[s];
-      const double parts[7] = {b.input_wait, b.forward, b.backward, b.comm_exposed, b.comm_overlapped, b.optimizer, b.total};
-      for (int p = 0; p < 7; ++p) flat[s * 7 + p] += static_cast<float>(parts[p]);
-      for (size_t k = 0; k < nb && k < o.bucket_times[s].size(); ++k) flat[n * 7 + k] += static_cast<float>(o.bucket_times[s][k] / n);
+      if (pending >= 0 && !failed) take(pending, rep.collect(pending));
+      if (base) out.totals.window_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
+      recorder.finish(be);
+    } catch (...) {
+      record_failure();
+      throw;
     }
-    flat[n * 7 + nb] += o.loss;
-    flat[n * 7 + nb + 1] += static_cast<float>(o.overflow);
+  };
+  try {
+    run_on_threads(local, [&](int i) {
+      try {
+        replica_thread(i);
+      } catch (...) {
+        record_failure();
+      }
+    }, failure);
+  } catch (...) {
+    throw_if_stopped();  // the replicas' own errors are the abort's consequences
+    throw;
   }
-  if (launch.world_size > 1) flat = allreduce_host(*comms[0], *backends[0], flat);
-  for (size_t s = 0; s < n; ++s) {
-    double* parts[7] = {&r.samples[s].input_wait, &r.samples[s].forward, &r.samples[s].backward, &r.samples[s].comm_exposed,
-                        &r.samples[s].comm_overlapped, &r.samples[s].optimizer, &r.samples[s].total};
-    for (int p = 0; p < 7; ++p) *parts[p] = flat[s * 7 + p] / world;
-  }
-  r.final_loss = flat[n * 7 + nb] / world;
-  r.overflow_steps = static_cast<int64_t>(flat[n * 7 + nb + 1] / world);
+  throw_if_stopped();
 
-  // The profile: this process's replicas, mean over timed steps (each replica timed the same layers).
-  r.gradient_layers = outs[0].layers;
-  for (size_t l = 0; l < r.gradient_layers.size(); ++l) {
-    double sum = 0;
-    for (const auto& o : outs) sum += l < o.layers.size() ? o.layers[l].ready_s : 0.0;
-    r.gradient_layers[l].ready_s = n > 0 ? sum / (static_cast<double>(n) * outs.size()) : 0.0;
-  }
-
-  r.allreduce.library = comms.empty() || cfg.allreduce == AllreduceMode::None ? "none" : comms[0]->library();
-  r.allreduce.dtype = outs[0].wire_dtype;
-  r.allreduce.bytes_per_step = outs[0].wire_bytes;
-  r.allreduce.buckets = static_cast<int>(nb);
-  for (size_t k = 0; k < nb; ++k) {
-    BucketTiming bt;
-    bt.bytes = outs[0].bucket_bytes[k];
-    bt.time_s = r.allreduce.library == "none" ? 0.0 : flat[n * 7 + k] / world;
-    for (const GradientLayer& g : r.gradient_layers)
-      if (g.layer == outs[0].bucket_ready_layer[k]) bt.ready_s = g.ready_s;
-    r.allreduce.per_bucket.push_back(bt);
-  }
-
-  // Peak memory (max) and parameter checksums (must agree) over every replica of every process.
-  // Per global rank, so the sum over processes places each value: peak KiB, device KiB in use, window seconds.
-  std::vector<float> peaks(static_cast<size_t>(world) * 3, 0.0f), sums(static_cast<size_t>(world) * 4, 0.0f);
-  for (int i = 0; i < local; ++i) {
-    const int g = launch.rank * local + i;
-    peaks[g] = static_cast<float>(outs[i].peak_memory / 1024.0);  // KiB: exact enough in fp32
-    peaks[world + g] = static_cast<float>(outs[i].device_in_use / 1024.0);
-    peaks[2 * world + g] = static_cast<float>(outs[i].window_s);
-    const uint64_t c = outs[i].checksum;
-    for (int q = 0; q < 4; ++q) sums[g * 4 + q] = static_cast<float>((c >> (16 * q)) & 0xffff);  // exact in fp32
-  }
+  // Replicas of other processes: every local replica joins the all-gather on its own communicator.
+  std::vector<ReplicaTotals> everyone;
   if (launch.world_size > 1) {
-    peaks = allreduce_host(*comms[0], *backends[0], peaks);
-    sums = allreduce_host(*comms[0], *backends[0], sums);
+    std::vector<std::vector<ReplicaTotals>> gathered(local);
+    FirstFailure gather_failure([&] {
+      for (auto& c : group.comms) c->abort();
+    });
+    run_on_threads(local, [&](int i) {
+      group.backends[i]->attach_thread();
+      gathered[i] = gather_world_totals(*group.comms[i], *group.backends[i], outs[i].totals);
+    }, gather_failure);
+    everyone = std::move(gathered[0]);
+  } else {
+    for (const ReplicaOutput& o : outs) everyone.push_back(o.totals);
   }
-  for (int g = 0; g < world; ++g) {
-    r.peak_memory_bytes = std::max(r.peak_memory_bytes, static_cast<size_t>(peaks[g] * 1024.0));
-    r.device_memory_in_use_bytes =
-        std::max(r.device_memory_in_use_bytes, static_cast<size_t>(peaks[world + g] * 1024.0));
-    r.timed_wall_s = std::max(r.timed_wall_s, static_cast<double>(peaks[2 * world + g]));
-  }
-  for (int g = 0; g < world; ++g) {
-    uint64_t c = 0;
-    for (int q = 0; q < 4; ++q) c |= static_cast<uint64_t>(sums[g * 4 + q]) << (16 * q);
-    r.replica_checksums.push_back(c);
-  }
-  for (const auto& o : outs) r.skipped_images += o.skipped;
-  if (req.trace) r.trace = outs[0].trace;
-  for (int i = 1; i < local && req.trace; ++i) r.trace.insert(r.trace.end(), outs[i].trace.begin(), outs[i].trace.end());
-  double sum = 0;
-  for (const auto& s : r.samples) sum += s.total;
-  r.wall_s = sum;
-  return r;
+
+  DeviceCountResult entry;
+  entry.devices = world;
+  entry.batch_per_device = batch;
+  entry.global_batch = batch * world * cfg.accum_steps;
+  entry.threads_per_replica = group.plan.backend.threads;
+  entry.input_only = cfg.input_only;
+  entry.allreduce.library = group.comms.empty() || cfg.allreduce == AllreduceMode::None ? "none" : group.comms[0]->library();
+  return {merge_replicas(std::move(entry), everyone, outs), group.devices()};
 }
 
 }  // namespace mg

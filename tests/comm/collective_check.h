@@ -3,11 +3,11 @@
 #pragma once
 #include <catch2/catch.hpp>
 
-#include <thread>
 #include <vector>
 
 #include "comm/comm_test_world.h"
 #include "core/half.h"
+#include "core/run_on_threads.h"
 
 namespace mg::test {
 
@@ -30,48 +30,44 @@ inline std::vector<std::vector<float>> run_op(CpuWorld& w, CollectiveOp op, DTyp
   const int n = static_cast<int>(w.comms.size());
   const size_t es = dtype_size(dt);
   std::vector<std::vector<float>> out(n);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] {
-      const size_t big = count * n;
-      std::vector<char> a(big * es), b(big * es);
-      for (size_t i = 0; i < big; ++i) {
-        put(a, i, dt, -7);
-        put(b, i, dt, -7);
-      }
-      char* send = a.data();
-      char* recv = in_place ? a.data() : b.data();
-      size_t nout = count;
-      switch (op) {
-        case CollectiveOp::AllReduce:
+  mg::run_on_threads(n, [&](int r) {
+    const size_t big = count * n;
+    std::vector<char> a(big * es), b(big * es);
+    for (size_t i = 0; i < big; ++i) {
+      put(a, i, dt, -7);
+      put(b, i, dt, -7);
+    }
+    char* send = a.data();
+    char* recv = in_place ? a.data() : b.data();
+    size_t nout = count;
+    switch (op) {
+      case CollectiveOp::AllReduce:
+        for (size_t i = 0; i < count; ++i) put(a, i, dt, value(r, i));
+        break;
+      case CollectiveOp::Broadcast:
+        if (r == root || !in_place) {
           for (size_t i = 0; i < count; ++i) put(a, i, dt, value(r, i));
-          break;
-        case CollectiveOp::Broadcast:
-          if (r == root || !in_place) {
-            for (size_t i = 0; i < count; ++i) put(a, i, dt, value(r, i));
-          }
-          break;
-        case CollectiveOp::ReduceScatter:
-          for (size_t i = 0; i < big; ++i) put(a, i, dt, value(r, i));
-          if (in_place) recv = a.data() + r * count * es;
-          break;
-        case CollectiveOp::AllGather:
-          nout = big;
-          if (in_place) send = a.data() + r * count * es;
-          for (size_t i = 0; i < count; ++i) {
-            std::vector<char>& dst = a;
-            put(dst, (in_place ? r * count : 0) + i, dt, value(r, r * count + i));
-          }
-          break;
-        case CollectiveOp::Reduce:  // tests/comm/test_ps_allreduce.cpp
-          break;
-      }
-      w.comms[r]->collective(op, send, recv, count, dt, root, *w.backends[r], StreamKind::Comm);
-      w.backends[r]->synchronize(StreamKind::Comm);
-      for (size_t i = 0; i < nout; ++i) out[r].push_back(get(recv, i, dt));
-    });
-  }
-  for (auto& t : threads) t.join();
+        }
+        break;
+      case CollectiveOp::ReduceScatter:
+        for (size_t i = 0; i < big; ++i) put(a, i, dt, value(r, i));
+        if (in_place) recv = a.data() + r * count * es;
+        break;
+      case CollectiveOp::AllGather:
+        nout = big;
+        if (in_place) send = a.data() + r * count * es;
+        for (size_t i = 0; i < count; ++i) {
+          std::vector<char>& dst = a;
+          put(dst, (in_place ? r * count : 0) + i, dt, value(r, r * count + i));
+        }
+        break;
+      case CollectiveOp::Reduce:  // tests/comm/test_ps_allreduce.cpp
+        break;
+    }
+    w.comms[r]->collective(op, send, recv, count, dt, root, *w.backends[r], StreamKind::Comm);
+    w.backends[r]->synchronize(StreamKind::Comm);
+    for (size_t i = 0; i < nout; ++i) out[r].push_back(get(recv, i, dt));
+  });
   return out;
 }
 

@@ -2,10 +2,9 @@
 // written out independently of the benchmark's checker.
 #include <catch2/catch.hpp>
 
-#include <thread>
-
 #include "comm/collective_check.h"
 #include "core/error.h"
+#include "core/run_on_threads.h"
 
 using namespace mg;
 
@@ -42,15 +41,11 @@ TEST_CASE("gloo broadcast and allgather move int32 data; summing int32 is refuse
   for (int r = 0; r < 2; ++r) {
     for (int i = 0; i < 5; ++i) src[r].push_back(1000 * r + i);
   }
-  std::vector<std::thread> threads;
-  for (int r = 0; r < 2; ++r) {
-    threads.emplace_back([&, r] {
-      w.comms[r]->collective(CollectiveOp::AllGather, src[r].data(), dst[r].data(), 5, DType::I32, 0,
-                             *w.backends[r], StreamKind::Comm);
-      w.backends[r]->synchronize(StreamKind::Comm);
-    });
-  }
-  for (auto& t : threads) t.join();
+  mg::run_on_threads(2, [&](int r) {
+    w.comms[r]->collective(CollectiveOp::AllGather, src[r].data(), dst[r].data(), 5, DType::I32, 0,
+                           *w.backends[r], StreamKind::Comm);
+    w.backends[r]->synchronize(StreamKind::Comm);
+  });
   for (int r = 0; r < 2; ++r) CHECK(dst[r] == std::vector<int32_t>{0, 1, 2, 3, 4, 1000, 1001, 1002, 1003, 1004});
   CHECK_THROWS_AS(w.comms[0]->collective(CollectiveOp::AllReduce, src[0].data(), src[0].data(), 5, DType::I32, 0,
                                          *w.backends[0], StreamKind::Comm),

@@ -9,6 +9,7 @@
 #include "comm/collective_check.h"
 #include "comm/local_communicator.h"
 #include "core/error.h"
+#include "core/run_on_threads.h"
 
 using namespace mg;
 
@@ -49,16 +50,12 @@ TEST_CASE("local all-reduce sums in rank order, so every rank holds bitwise the 
     for (bool in_place : {true, false}) {
       // Out of place, the output starts one element past a 16-byte boundary: the stores' unaligned head.
       std::vector<std::vector<float>> out(n, std::vector<float>(count + 1, -1.0f)), buf = in;
-      std::vector<std::thread> threads;
-      for (int r = 0; r < n; ++r) {
-        threads.emplace_back([&, r] {
-          float* recv = in_place ? buf[r].data() : out[r].data() + 1;
-          w.comms[r]->collective(CollectiveOp::AllReduce, buf[r].data(), recv, count, DType::F32, 0,
-                                 *w.backends[r], StreamKind::Comm);
-          w.backends[r]->synchronize(StreamKind::Comm);
-        });
-      }
-      for (auto& t : threads) t.join();
+      mg::run_on_threads(n, [&](int r) {
+        float* recv = in_place ? buf[r].data() : out[r].data() + 1;
+        w.comms[r]->collective(CollectiveOp::AllReduce, buf[r].data(), recv, count, DType::F32, 0,
+                               *w.backends[r], StreamKind::Comm);
+        w.backends[r]->synchronize(StreamKind::Comm);
+      });
       for (int r = 0; r < n; ++r) {
         INFO("ranks " << n << " rank " << r << " in_place " << in_place);
         const float* got = in_place ? buf[r].data() : out[r].data() + 1;
@@ -74,22 +71,18 @@ TEST_CASE("many local all-reduces queued back to back on the Comm stream each se
   const int n = 3, ops = 300;
   test::CpuWorld w = test::make_cpu_world(n, 20, "queue", "local");
   std::vector<std::vector<std::vector<float>>> bufs(n);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] {
-      for (int k = 0; k < ops; ++k) {
-        const size_t count = 1 + static_cast<size_t>(k) * 37 % 3000;  // alternate tiny and multi-block sizes
-        bufs[r].emplace_back(count, static_cast<float>(k + r));
-      }
-      // No synchronization between operations: a rank may run ahead into the next one while its peers still
-      // work on the previous, which is what the rendezvous must make safe.
-      for (int k = 0; k < ops; ++k) {
-        w.comms[r]->allreduce_sum(bufs[r][k].data(), bufs[r][k].size(), DType::F32, *w.backends[r]);
-      }
-      w.backends[r]->synchronize(StreamKind::Comm);
-    });
-  }
-  for (auto& t : threads) t.join();
+  mg::run_on_threads(n, [&](int r) {
+    for (int k = 0; k < ops; ++k) {
+      const size_t count = 1 + static_cast<size_t>(k) * 37 % 3000;  // alternate tiny and multi-block sizes
+      bufs[r].emplace_back(count, static_cast<float>(k + r));
+    }
+    // No synchronization between operations: a rank may run ahead into the next one while its peers still
+    // work on the previous, which is what the rendezvous must make safe.
+    for (int k = 0; k < ops; ++k) {
+      w.comms[r]->allreduce_sum(bufs[r][k].data(), bufs[r][k].size(), DType::F32, *w.backends[r]);
+    }
+    w.backends[r]->synchronize(StreamKind::Comm);
+  });
   for (int r = 0; r < n; ++r) {
     for (int k = 0; k < ops; ++k) {
       INFO("rank " << r << " op " << k);

@@ -2,10 +2,9 @@
 // exchange) gives every rank the all-reduce result, in place and out of place, in every wire dtype.
 #include <catch2/catch.hpp>
 
-#include <thread>
-
 #include "comm/comm_test_world.h"
 #include "core/half.h"
+#include "core/run_on_threads.h"
 
 using namespace mg;
 
@@ -28,26 +27,22 @@ float get(const std::vector<char>& b, size_t i, DType dt) {
 std::vector<std::vector<float>> run(test::CpuWorld& w, bool ps, DType dt, bool in_place, size_t count, int root) {
   const int n = static_cast<int>(w.comms.size());
   std::vector<std::vector<float>> out(n);
-  std::vector<std::thread> threads;
-  for (int r = 0; r < n; ++r) {
-    threads.emplace_back([&, r] {
-      std::vector<char> a(count * dtype_size(dt)), b(count * dtype_size(dt));
-      for (size_t i = 0; i < count; ++i) {
-        put(a, i, dt, value(r, i));
-        put(b, i, dt, -3);
-      }
-      std::vector<char>& recv = in_place ? a : b;
-      if (ps) {
-        w.comms[r]->ps_allreduce_sum(a.data(), recv.data(), count, dt, *w.backends[r]);
-      } else {
-        w.comms[r]->collective(CollectiveOp::Reduce, a.data(), recv.data(), count, dt, root, *w.backends[r],
-                               StreamKind::Comm);
-      }
-      w.backends[r]->synchronize(StreamKind::Comm);
-      for (size_t i = 0; i < count; ++i) out[r].push_back(get(recv, i, dt));
-    });
-  }
-  for (auto& t : threads) t.join();
+  mg::run_on_threads(n, [&](int r) {
+    std::vector<char> a(count * dtype_size(dt)), b(count * dtype_size(dt));
+    for (size_t i = 0; i < count; ++i) {
+      put(a, i, dt, value(r, i));
+      put(b, i, dt, -3);
+    }
+    std::vector<char>& recv = in_place ? a : b;
+    if (ps) {
+      w.comms[r]->ps_allreduce_sum(a.data(), recv.data(), count, dt, *w.backends[r]);
+    } else {
+      w.comms[r]->collective(CollectiveOp::Reduce, a.data(), recv.data(), count, dt, root, *w.backends[r],
+                             StreamKind::Comm);
+    }
+    w.backends[r]->synchronize(StreamKind::Comm);
+    for (size_t i = 0; i < count; ++i) out[r].push_back(get(recv, i, dt));
+  });
   return out;
 }
 

@@ -16,7 +16,7 @@ class DelegatingBackend : public Backend {
   explicit DelegatingBackend(Backend& b) : b_(b) {}
   DeviceKind kind() const override { return b_.kind(); }
   DeviceInfo info() const override { return b_.info(); }
-  bool supports(Precision p) const override { return b_.supports(p); }
+  std::string unsupported_reason(Precision p) const override { return b_.unsupported_reason(p); }
   void attach_thread() override { b_.attach_thread(); }
   void* device_alloc(size_t n) override { return b_.device_alloc(n); }
   void device_free(void* p) override { b_.device_free(p); }

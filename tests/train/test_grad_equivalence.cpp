@@ -4,6 +4,7 @@
 
 #include <cmath>
 
+#include "core/run_on_threads.h"
 #include "models/registry.h"
 #include "test_support.h"
 #include "train/grad_sync.h"
@@ -61,7 +62,7 @@ TEST_CASE("N replicas' all-reduced gradients equal one replica's on the concaten
 
         mgtest::CpuWorld world(n, "eq" + std::to_string(n) + "_" + std::to_string(bucket));
         std::vector<std::vector<float>> got(n);
-        mgtest::on_threads(n, [&](int i) {
+        mg::run_on_threads(n, [&](int i) {
           world.backends[i]->attach_thread();
           got[i] = replica_grads(*world.backends[i], world.comm(i), m, images, labels, i * b, b, bucket, true);
         });
@@ -90,11 +91,11 @@ TEST_CASE("overlapped and non-overlapped all-reduce produce identical gradients"
   const auto labels = mgtest::make_labels(static_cast<size_t>(n * b), kClasses, 22);
   std::vector<std::vector<float>> with(n), without(n);
   mgtest::CpuWorld w1(n, "ov1"), w2(n, "ov2");
-  mgtest::on_threads(n, [&](int i) {
+  mg::run_on_threads(n, [&](int i) {
     w1.backends[i]->attach_thread();
     with[i] = replica_grads(*w1.backends[i], w1.comm(i), m, images, labels, i * b, b, 512, true);
   });
-  mgtest::on_threads(n, [&](int i) {
+  mg::run_on_threads(n, [&](int i) {
     w2.backends[i]->attach_thread();
     without[i] = replica_grads(*w2.backends[i], w2.comm(i), m, images, labels, i * b, b, 512, false);
   });

@@ -5,6 +5,7 @@
 #include <cmath>
 #include <limits>
 
+#include "core/run_on_threads.h"
 #include "models/registry.h"
 #include "test_support.h"
 #include "train/grad_sync.h"
@@ -37,7 +38,7 @@ TEST_CASE("loss scaler: a forced overflow on one CPU replica skips the step on e
   mgtest::CpuWorld world(n, "loss-scale");
   const ModelDesc m = build_model("tiny", 4);
   std::vector<float> scale_after(n), skipped(n);
-  mgtest::on_threads(n, [&](int r) {
+  mg::run_on_threads(n, [&](int r) {
     Backend& be = *world.backends[r];
     be.attach_thread();
     Network net(be, m, batch, image, Precision::FP32, 7, true);

@@ -1,7 +1,6 @@
 // Helpers shared by the trainer tests: CPU replicas with communicators and small deterministic batches.
 #pragma once
 #include <memory>
-#include <thread>
 #include <vector>
 
 #include "backend/backend.h"
@@ -33,24 +32,6 @@ struct CpuWorld {
   }
   mg::Communicator* comm(int i) { return comms.empty() ? nullptr : comms[i].get(); }
 };
-
-// Runs fn(i) on n threads (replicas must enter collectives concurrently).
-template <typename F>
-void on_threads(int n, F fn) {
-  std::vector<std::thread> t;
-  std::vector<std::exception_ptr> err(n);
-  for (int i = 0; i < n; ++i)
-    t.emplace_back([&, i] {
-      try {
-        fn(i);
-      } catch (...) {
-        err[i] = std::current_exception();
-      }
-    });
-  for (auto& x : t) x.join();
-  for (auto& e : err)
-    if (e) std::rethrow_exception(e);
-}
 
 // Deterministic host data: images in [-1, 1), labels in [0, classes).
 inline std::vector<float> make_images(size_t n, uint64_t seed) {

@@ -37,7 +37,7 @@ TEST_CASE("replicas stay bitwise identical after training steps", "[train]") {
   req.local_replicas = 2;
   req.job_key = std::string("ident-") + transport;
   req.transport = transport;
-  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
   REQUIRE(r.devices == 2);
   REQUIRE(r.replica_checksums.size() == 2);
   REQUIRE(r.replica_checksums[0] == r.replica_checksums[1]);
@@ -52,7 +52,7 @@ TEST_CASE("independent replicas (--allreduce none) drift apart", "[train]") {
   TrainRequest req;
   req.local_replicas = 2;
   req.job_key = "indep";
-  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
   REQUIRE(r.allreduce.library == "none");
   REQUIRE(r.replica_checksums[0] != r.replica_checksums[1]);  // different shards, no exchange
 }
@@ -63,7 +63,7 @@ TEST_CASE("breakdown parts add up to the step time", "[train][timing]") {
   TrainRequest req;
   req.local_replicas = 2;
   req.job_key = "parts";
-  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
   for (const StepBreakdown& s : r.samples) {
     const double sum = s.input_wait + s.forward + s.backward + s.comm_exposed + s.optimizer;
     REQUIRE(s.total > 0);
@@ -85,8 +85,8 @@ TEST_CASE("loss falls when the tiny network learns a fixed batch", "[train][lear
   first.local_replicas = later.local_replicas = 1;
   RunConfig one = c;
   one.steps = 1;
-  const double start = train_replicas(one, LaunchInfo{}, first).final_loss;
-  const double end = train_replicas(c, LaunchInfo{}, later).final_loss;
+  const double start = train_replicas(one, LaunchInfo{}, first).result.final_loss;
+  const double end = train_replicas(c, LaunchInfo{}, later).result.final_loss;
   INFO("loss after 1 step " << start << ", after 40 steps " << end);
   REQUIRE(std::isfinite(end));
   REQUIRE(end < 0.5 * start);
@@ -151,7 +151,7 @@ TEST_CASE("forward-only traced runs with two replicas time no collectives that n
   req.local_replicas = 2;
   req.trace = true;
   req.job_key = "fwd-trace";
-  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
   REQUIRE(r.samples.size() == 3);
   REQUIRE_FALSE(r.trace.empty());
   for (const TraceSpan& t : r.trace) REQUIRE(t.stream != "comm");
@@ -168,7 +168,7 @@ TEST_CASE("gradient accumulation beyond the staging depth keeps every copy span 
   TrainRequest req;
   req.trace = true;
   req.job_key = "accum-trace";
-  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
   int copies = 0;
   for (const TraceSpan& t : r.trace) {
     if (t.stream != "copy") continue;
@@ -185,7 +185,7 @@ TEST_CASE("images per second is global images over the wall time of the timed wi
   TrainRequest req;
   req.local_replicas = 2;
   req.job_key = "window";
-  DeviceCountResult r = train_replicas(c, LaunchInfo{}, req);
+  DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
   summarize(r);
   double steps = 0;
   for (const StepBreakdown& s : r.samples) steps += s.total;

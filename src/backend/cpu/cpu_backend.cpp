@@ -78,12 +78,14 @@ DeviceInfo CpuBackend::info() const {
   return d;
 }
 
-bool CpuBackend::supports(Precision p) const {
+std::string CpuBackend::unsupported_reason(Precision p) const {
   switch (p) {
-    case Precision::FP32: return true;
-    case Precision::BF16: return cpu_has_bf16();
-    default: return false;  // tf32 and fp16 are tensor-core formats
+    case Precision::FP32: return "";
+    case Precision::BF16: return cpu_has_bf16() ? "" : "bf16 needs a CPU with AVX-512 BF16, which this one lacks; use fp32";
+    case Precision::TF32:
+    case Precision::FP16: break;
   }
+  return std::string(precision_name(p)) + " needs a GPU (a tensor-core format); on --device cpu use fp32 or bf16";
 }
 
 void CpuBackend::attach_thread() { omp_set_num_threads(threads_); }

@@ -23,7 +23,7 @@ class CpuBackend final : public Backend {
 
   DeviceKind kind() const override { return DeviceKind::Cpu; }
   DeviceInfo info() const override;
-  bool supports(Precision p) const override;
+  std::string unsupported_reason(Precision p) const override;
   void attach_thread() override;
   int threads() const { return threads_; }
 

@@ -128,14 +128,17 @@ DeviceInfo CudaBackend::info() const {
   return d;
 }
 
-bool CudaBackend::supports(Precision p) const {
+std::string CudaBackend::unsupported_reason(Precision p) const {
+  int need = 0;
   switch (p) {
-    case Precision::FP32: return true;
-    case Precision::FP16: return sm_ >= 70;  // tensor cores from Volta
-    case Precision::TF32:                     // TF32 and bf16 arrived with Ampere (sm_80)
-    case Precision::BF16: return sm_ >= 80;
+    case Precision::FP32: break;
+    case Precision::FP16: need = 70; break;  // tensor cores from Volta
+    case Precision::TF32:                    // TF32 and bf16 arrived with Ampere
+    case Precision::BF16: need = 80; break;
   }
-  return false;
+  if (sm_ >= need) return "";
+  return std::string(precision_name(p)) + " needs sm_" + std::to_string(need) + " or newer (this GPU is sm_" +
+         std::to_string(sm_) + ")";
 }
 
 void CudaBackend::attach_thread() { MG_CHECK_CUDA(cudaSetDevice(ordinal_)); }

@@ -27,7 +27,7 @@ class CudaBackend final : public Backend {
 
   DeviceKind kind() const override { return DeviceKind::Cuda; }
   DeviceInfo info() const override;
-  bool supports(Precision p) const override;
+  std::string unsupported_reason(Precision p) const override;
   void attach_thread() override;
 
   void* device_alloc(size_t bytes) override;

@@ -1,6 +1,7 @@
 // `mgbench check`: the correctness check of src/check on the user's device, as a table; exit 1 when any
 // comparison is outside its tolerance.
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -9,6 +10,7 @@
 #include "core/error.h"
 #include "models/registry.h"
 #include "result/result_json.h"
+#include "train/device_plan.h"
 
 namespace mg {
 
@@ -27,17 +29,13 @@ class CheckCommand : public Command {
 
   int run() override {
     check::CheckRequest req;
-    if (device_.empty()) {
-      req.device = cuda_device_count() > 0 ? DeviceKind::Cuda : DeviceKind::Cpu;
-    } else if (device_ == "cpu") {
-      req.device = DeviceKind::Cpu;
-    } else if (device_ == "cuda") {
-      if (!cuda_built()) throw UsageError("--device cuda: this mgbench was built without the CUDA backend");
-      if (cuda_device_count() == 0) throw UsageError("--device cuda: no CUDA device is visible");
-      req.device = DeviceKind::Cuda;
-    } else {
+    if (!device_.empty() && device_ != "cpu" && device_ != "cuda") {
       throw UsageError("--device " + device_ + " is not one of: cpu, cuda");
     }
+    req.device = resolve_device_kind(device_.empty() ? std::nullopt
+                                                     : std::optional<DeviceKind>(device_ == "cpu" ? DeviceKind::Cpu
+                                                                                                  : DeviceKind::Cuda));
+    require_device_present(req.device);
     if (!model_.empty()) build_model(model_, 10);  // an unknown name is a usage error naming the choices
     req.model = model_;
     for (const std::string& p : precisions_) {

@@ -13,6 +13,7 @@
 #include <iterator>
 #include <map>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -31,6 +32,7 @@
 #include "core/host_info.h"
 #include "core/atomic_file.h"
 #include "report/html_report.h"
+#include "train/device_plan.h"
 #include "train/environment.h"
 
 namespace mg {
@@ -83,11 +85,11 @@ class CommCommand : public Command {
     bench.iters = iters_;
     bench.root = root_;
 
-    const int gpus = cuda_device_count();
-    const DeviceKind kind = device_.empty() ? (gpus > 0 ? DeviceKind::Cuda : DeviceKind::Cpu)
-                            : device_ == "cpu"  ? DeviceKind::Cpu
-                            : device_ == "cuda" ? DeviceKind::Cuda
-                                                : throw UsageError("--device '" + device_ + "' is not one of: cpu, cuda");
+    const DeviceKind kind = resolve_device_kind(
+        device_.empty()       ? std::nullopt
+        : device_ == "cpu"  ? std::optional<DeviceKind>(DeviceKind::Cpu)
+        : device_ == "cuda" ? std::optional<DeviceKind>(DeviceKind::Cuda)
+                            : throw UsageError("--device '" + device_ + "' is not one of: cpu, cuda"));
     const bool transport_given = !transport_.empty();
     const std::vector<std::string> transports =
         transport_given ? parse_transports(transport_, kind) : std::vector<std::string>{"auto"};
@@ -103,21 +105,28 @@ class CommCommand : public Command {
       refuse_children_under_launcher(launch.launcher, "--transport with several entries");
       return run_entries_in_children(transports);
     }
-    int local = devices_opt_->count() ? devices_ : launched ? 1 : kind == DeviceKind::Cuda ? gpus : 2;
+    require_device_present(kind);
+    // Collectives need two ranks to measure anything: two CPU replicas even on one core.
+    int local = devices_opt_->count() ? devices_
+                : launched            ? 1
+                : kind == DeviceKind::Cuda ? default_device_counts(kind, 0).back()
+                                           : 2;
     if (local < 1) throw UsageError("--devices must be at least 1");
-    if (kind == DeviceKind::Cuda && gpus == 0) throw UsageError("--device cuda: no CUDA device is present");
     if (threads_per_replica_ < 0) throw UsageError("--threads-per-replica must be >= 0");
     if (bench.op == CollectiveOp::Broadcast && (root_ < 0 || root_ >= local * launch.world_size)) {
       throw UsageError("--root " + std::to_string(root_) + " is outside the world of " +
                        std::to_string(local * launch.world_size) + " ranks");
     }
 
+    DeviceRequest asked;
+    asked.kind = kind;
+    asked.replicas = local;
+    asked.threads_per_replica = threads_per_replica_;
+    const DevicePlan plan = plan_devices(asked, launch);
     std::vector<std::unique_ptr<Backend>> owned;
     std::vector<Backend*> backends;
-    BackendOptions bo;
-    bo.threads = threads_per_replica_ > 0 ? threads_per_replica_ : std::max(1, process_core_share(launch) / local);
-    for (int i = 0; i < local; ++i) {
-      owned.push_back(make_backend(kind, launch.local_rank * local + i, bo));
+    for (int ordinal : plan.ordinals) {
+      owned.push_back(make_backend(kind, ordinal, plan.backend));
       backends.push_back(owned.back().get());
     }
 
@@ -126,7 +135,7 @@ class CommCommand : public Command {
     for (const std::string& t : transports) {
       ScopedTransport env(t, kind);
       CommOptions co;
-      co.library = kind == DeviceKind::Cuda ? "nccl" : "gloo";
+      co.library = plan.comm_library;
       co.timeout_s = timeout_s_;
       co.gloo_iface = gloo_iface_;
       co.transport = t;

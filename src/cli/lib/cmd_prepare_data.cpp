@@ -13,6 +13,7 @@
 
 #include "cli/lib/command.h"
 #include "core/error.h"
+#include "core/run_on_threads.h"
 #include "core/stop.h"
 #include "data/image_folder.h"
 #include "data/jpeg_codec.h"
@@ -91,9 +92,7 @@ class PrepareDataCommand final : public Command {
           }
         }
       };
-      std::vector<std::thread> pool;
-      for (int t = 0; t < threads_; ++t) pool.emplace_back(work);
-      for (auto& t : pool) t.join();
+      run_on_threads(threads_, [&](int) { work(); });
       throw_if_stopped();  // the writer's destructor removes its temporary file
 
       for (int64_t j = 0; j < m; ++j) {

@@ -4,14 +4,14 @@
 
 #include <algorithm>
 #include <filesystem>
-#include <thread>
+#include <optional>
 
 #include "backend/backend.h"
 #include "cli/lib/option_lists.h"
 #include "comm/transport.h"
 #include "core/error.h"
-#include "core/host_info.h"
 #include "models/registry.h"
+#include "train/device_plan.h"
 
 namespace mg {
 
@@ -101,25 +101,18 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   c.overlap = !o.no_overlap;
   c.model = canonical_model_name(c.model);
 
-  const int gpus_present = cuda_device_count();
-  if (o.device == "auto") {
-    c.device = gpus_present > 0 ? DeviceKind::Cuda : DeviceKind::Cpu;
-  } else {
-    c.device = pick<DeviceKind>(o.device, "--device", {{"cpu", DeviceKind::Cpu}, {"cuda", DeviceKind::Cuda}, {"gpu", DeviceKind::Cuda}});
-  }
-  if (c.device == DeviceKind::Cuda && gpus_present == 0) {
-    throw UsageError(std::string("--device cuda: no GPU is present") +
-                     (cuda_built() ? " (no CUDA driver or device found)" : " (this mgbench was built without CUDA)") +
-                     "; use --device cpu");
-  }
+  c.device = resolve_device_kind(
+      o.device == "auto" ? std::nullopt
+                         : std::optional<DeviceKind>(pick<DeviceKind>(
+                               o.device, "--device",
+                               {{"cpu", DeviceKind::Cpu}, {"cuda", DeviceKind::Cuda}, {"gpu", DeviceKind::Cuda}})));
+  require_device_present(c.device);
   const bool gpu = c.device == DeviceKind::Cuda;
   c.precision = pick<Precision>(o.precision, "--precision",
                                 {{"fp32", Precision::FP32}, {"tf32", Precision::TF32}, {"fp16", Precision::FP16},
                                  {"bf16", Precision::BF16}, {"amp", Precision::BF16}});
-  if (!gpu && (c.precision == Precision::TF32 || c.precision == Precision::FP16)) {
-    throw UsageError(std::string("--precision ") + precision_name(c.precision) +
-                     " needs a GPU; on --device cpu use fp32 or bf16");
-  }
+  // The CPU answers at once; each GPU is asked when the trainer opens it (the devices may differ).
+  if (!gpu) require_precision(*make_backend(DeviceKind::Cpu, 0, BackendOptions{}), c.precision);
   c.scaling = pick<Scaling>(o.scaling, "--scaling", {{"weak", Scaling::Weak}, {"strong", Scaling::Strong}});
   c.allreduce = pick<AllreduceMode>(o.allreduce, "--allreduce", {{"ring", AllreduceMode::Ring}, {"none", AllreduceMode::None}, {"ps", AllreduceMode::Ps}});
   if (!c.allreduce_dtype.empty()) {
@@ -156,13 +149,9 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
 
   if (!o.gpus.empty()) {
     c.device_counts = parse_ints(o.gpus, "--gpus");
-  } else if (gpu) {
-    c.device_counts.clear();  // the default sweep: powers of two up to all GPUs, and all of them
-    for (int n = 1; n <= gpus_present; n *= 2) c.device_counts.push_back(n);
-    if (c.device_counts.back() != gpus_present) c.device_counts.push_back(gpus_present);
   } else {
-    const int cores = c.threads > 0 ? c.threads : cpu_core_count();
-    c.device_counts = cores >= 2 ? std::vector<int>{1, 2} : std::vector<int>{1};
+    // The host's cores, as a process alone on it has them: under a launcher the world replaces this default.
+    c.device_counts = default_device_counts(c.device, process_cores(c.threads, LaunchInfo{}));
   }
   c.device_counts_defaulted = o.gpus.empty();
   c.gpu_ids = parse_ints(o.gpu_ids, "--gpu-ids");
