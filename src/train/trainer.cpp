@@ -5,6 +5,7 @@
 #include <chrono>
 #include <condition_variable>
 #include <exception>
+#include <functional>
 #include <mutex>
 
 #include <fmt/format.h>
@@ -78,12 +79,45 @@ std::exception_ptr explain_out_of_memory(std::exception_ptr e, const RunConfig& 
   }
 }
 
-// Collects what one replica measured in the timed window.
-class ReplicaRecorder {
+// One replica's steps: warm-up, then the timed window, and what it measured there.
+class TimedWindow {
  public:
-  ReplicaRecorder(Replica& rep, ReplicaOutput& out, bool trace) : rep_(rep), out_(out), trace_(trace) {}
+  TimedWindow(const RunConfig& cfg, Replica& rep, Backend& be, ReplicaOutput& out, bool trace, int global_rank)
+      : cfg_(cfg), rep_(rep), be_(be), out_(out), trace_(trace), global_rank_(global_rank) {}
 
-  void take(const StepBreakdown& b, Event& base, int global_rank) {
+  // Runs every step unless `failed` or a stop request ends it early; on_timed(step time) after each timed step.
+  // Steps are read one behind: step s is collected after step s + 1 was launched, so the host never waits for
+  // the device inside the window (replica.h).
+  void run(const std::atomic<bool>& failed, const std::function<void(double)>& on_timed) {
+    const int total_steps = cfg_.warmup + cfg_.steps * cfg_.repeat;
+    auto take = [&](int s, const StepBreakdown& b) {
+      if (s < cfg_.warmup) return;
+      record(b);
+      on_timed(b.total);
+    };
+    int pending = -1;
+    std::chrono::steady_clock::time_point window_start;
+    for (int s = 0; s < total_steps && !failed && !stop_requested(); ++s) {
+      if (s >= cfg_.warmup && !base_) {
+        // The window starts on an idle device: warm-up drained, its memory use sampled.
+        if (pending >= 0) take(pending, rep_.collect(pending));
+        pending = -1;
+        sample_memory_in_use();
+        be_.reset_peak_memory();
+        base_ = &rep_.new_base_event();
+        window_start = std::chrono::steady_clock::now();
+      }
+      rep_.launch(s);
+      if (pending >= 0) take(pending, rep_.collect(pending));
+      pending = s;
+    }
+    if (pending >= 0 && !failed) take(pending, rep_.collect(pending));
+    if (base_) out_.totals.window_s = seconds_since(window_start);
+    finish();
+  }
+
+ private:
+  void record(const StepBreakdown& b) {
     out_.totals.samples.push_back(b);
     const std::vector<double>& buckets = rep_.last_bucket_times();
     if (bucket_sums_.size() < buckets.size()) bucket_sums_.resize(buckets.size(), 0.0);
@@ -91,14 +125,22 @@ class ReplicaRecorder {
     const std::vector<double>& ready = rep_.last_layer_ready();
     if (out_.layers.empty() && rep_.ready_clock()) out_.layers = rep_.ready_clock()->layers();
     for (size_t l = 0; l < out_.layers.size() && l < ready.size(); ++l) out_.layers[l].ready_s += ready[l];
-    if (trace_ && out_.totals.samples.size() <= 50) rep_.append_trace(base, global_rank, out_.trace);
+    if (trace_ && out_.totals.samples.size() <= 50) rep_.append_trace(*base_, global_rank_, out_.trace);
+  }
+
+  void sample_memory_in_use() {
+    out_.totals.device_memory_in_use_bytes = std::max(out_.totals.device_memory_in_use_bytes, be_.device_memory_in_use());
+  }
+
+  static double seconds_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
   // After the window: what the replica ends with.
-  void finish(Backend& be) {
+  void finish() {
     ReplicaTotals& t = out_.totals;
-    t.device_memory_in_use_bytes = std::max(t.device_memory_in_use_bytes, be.device_memory_in_use());
-    t.peak_memory_bytes = be.peak_memory_bytes();
+    sample_memory_in_use();
+    t.peak_memory_bytes = be_.peak_memory_bytes();
     t.loss = rep_.last_loss();
     t.overflow_steps = rep_.overflow_steps();
     t.checksum = rep_.param_checksum();
@@ -118,10 +160,13 @@ class ReplicaRecorder {
       t.bucket_time_s[k] = bucket_sums_[k] / static_cast<double>(steps);
   }
 
- private:
+  const RunConfig& cfg_;
   Replica& rep_;
+  Backend& be_;
   ReplicaOutput& out_;
   bool trace_;
+  int global_rank_;
+  Event* base_ = nullptr;  // recorded at the window's start: trace times are relative to it
   std::vector<double> bucket_sums_;
 };
 
@@ -157,7 +202,6 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   copt.config_fingerprint = config_fingerprint(cfg, batch, image, local);
   ReplicaGroup group = create_replica_group(plan_devices(devices, launch), cfg.precision, launch, copt);
 
-  const int total_steps = cfg.warmup + cfg.steps * cfg.repeat;
   std::vector<ReplicaOutput> outs(local);
   ThreadBarrier barrier(local);
   std::atomic<bool> failed{false};
@@ -178,47 +222,21 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
     be.attach_thread();
     ReplicaPlacement where{launch.rank * local + i, world};
     Replica rep(cfg, model, be, group.comm(i), where, batch, image);
-    ReplicaOutput& out = outs[i];
-    ReplicaRecorder recorder(rep, out, req.trace);
+    TimedWindow window(cfg, rep, be, outs[i], req.trace, where.global_rank);
+    double timed_sum = 0;
+    int timed_done = 0;
+    auto progress = [&](double step_s) {
+      timed_sum += step_s;
+      ++timed_done;
+      if (i != 0 || launch.rank != 0 || !req.progress) return;
+      req.progress(timed_done, cfg.steps * cfg.repeat,
+                   timed_sum > 0 ? static_cast<double>(batch * cfg.accum_steps * world) * timed_done / timed_sum : 0.0);
+    };
     // A failure while the replica is alive releases the others first: unwinding frees device memory, which
     // synchronises the device and would wait forever on a collective a lost peer never completes.
     try {
       if (!barrier.wait()) return;
-      Event* base = nullptr;
-      double timed_sum = 0;
-      int timed_done = 0;
-      auto take = [&](int s, const StepBreakdown& b) {
-        if (s < cfg.warmup) return;
-        recorder.take(b, *base, where.global_rank);
-        timed_sum += b.total;
-        ++timed_done;
-        if (i == 0 && launch.rank == 0 && req.progress) {
-          req.progress(timed_done, cfg.steps * cfg.repeat,
-                       timed_sum > 0 ? static_cast<double>(batch * cfg.accum_steps * world) * timed_done / timed_sum
-                                     : 0.0);
-        }
-      };
-      // Steps are read one behind: step s is collected after step s + 1 was launched, so the host never
-      // waits for the device inside the window (replica.h).
-      int pending = -1;
-      std::chrono::steady_clock::time_point window_start;
-      for (int s = 0; s < total_steps && !failed && !stop_requested(); ++s) {
-        if (s >= cfg.warmup && !base) {
-          // The window starts on an idle device: warm-up drained, its memory use sampled.
-          if (pending >= 0) take(pending, rep.collect(pending));
-          pending = -1;
-          out.totals.device_memory_in_use_bytes = std::max(out.totals.device_memory_in_use_bytes, be.device_memory_in_use());
-          be.reset_peak_memory();
-          base = &rep.new_base_event();
-          window_start = std::chrono::steady_clock::now();
-        }
-        rep.launch(s);
-        if (pending >= 0) take(pending, rep.collect(pending));
-        pending = s;
-      }
-      if (pending >= 0 && !failed) take(pending, rep.collect(pending));
-      if (base) out.totals.window_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - window_start).count();
-      recorder.finish(be);
+      window.run(failed, progress);
     } catch (...) {
       record_failure();
       throw;
