@@ -74,11 +74,11 @@ stage "ASan+UBSan build" sanitized_build "$root/build-asan" address,undefined "$
 stage "ASan+UBSan: CPU suite" env -C "$root/build-asan" "${asan_env[@]}" \
   ctest --output-on-failure -j "$test_jobs" -E '^(gpu: all|cli: out_of_memory)$'
 
-# libgomp is not built with TSan: its barriers look like races. One OpenMP thread per replica keeps the
-# replicas' own threads (the parts under test) and takes libgomp's team out of the picture.
+# libgomp and oneDNN are not built with TSan: tests/sanitizers/tsan.supp says what their two suppressions hide
+# and why. OMP_NUM_THREADS=1 keeps OpenMP teams to the regions that ask for a thread count themselves.
 stage "TSan build" sanitized_build "$root/build-tsan" thread test_train test_comm test_data
 stage "TSan: threaded parts" env -C "$root/build-tsan" OMP_NUM_THREADS=1 \
-  TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1" \
+  TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp" \
   ctest --output-on-failure -j "$test_jobs" -R '^(train|comm|data):'
 
 stage "libFuzzer (build included): ${MGBENCH_FUZZ_SECONDS:-30} s per target" "$root/tests/fuzz/run.sh" "$root/build-fuzz"
