@@ -78,7 +78,7 @@ stage "ASan+UBSan: CPU suite" env -C "$root/build-asan" "${asan_env[@]}" \
 # and why. OMP_NUM_THREADS=1 keeps OpenMP teams to the regions that ask for a thread count themselves.
 stage "TSan build" sanitized_build "$root/build-tsan" thread test_train test_comm test_data
 stage "TSan: threaded parts" env -C "$root/build-tsan" OMP_NUM_THREADS=1 \
-  TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1:suppressions=$supp/tsan.supp" \
+  TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1:history_size=7:suppressions=$supp/tsan.supp" \
   ctest --output-on-failure -j "$test_jobs" -R '^(train|comm|data):'
 
 stage "libFuzzer (build included): ${MGBENCH_FUZZ_SECONDS:-30} s per target" "$root/tests/fuzz/run.sh" "$root/build-fuzz"
