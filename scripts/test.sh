@@ -6,8 +6,8 @@
 #  3. ThreadSanitizer (build-tsan/, CPU path, -O1): the tests of the threaded parts (trainer and replicas, Gloo and
 #     local communicators, peer monitor, stores, stager, decode pool).
 #  4. libFuzzer (build-fuzz/, clang): every fuzz target for MGBENCH_FUZZ_SECONDS (default 30) on its seed corpus.
-# All four run by default (CI runs this script through .ci/run); MGBENCH_SANITIZERS=0 stops after stage 1 for a
-# quick local run. Arguments go to ctest and select tests of stage 1 only. Any failing stage fails the script;
+# Stages 2-4 run with MGBENCH_SANITIZERS=1. They are not yet in the default run (and so not in CI): their first
+# complete run on a fresh clone, and its time against CI's 45-minute budget, is still to be shown (docs/testing.md). Arguments go to ctest and select tests of stage 1 only. Any failing stage fails the script;
 # every stage's wall time is printed at the end (docs/testing.md has the measured times against CI's budget).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -42,7 +42,7 @@ stage "deps + build" "$root/scripts/setup.sh"
 stage "tests" bash -c 'cd "$1" && shift && ctest --output-on-failure -j "$@"' _ \
   "${MGBENCH_BUILD_DIR:-$root/build}" "$test_jobs" "$@"
 
-if [[ ${MGBENCH_SANITIZERS:-1} == 0 ]]; then
+if [[ ${MGBENCH_SANITIZERS:-0} == 0 ]]; then
   report_times
   exit "$status"
 fi
