@@ -4,10 +4,13 @@
 #include <cstddef>
 #include <string>
 
+#include "core/name_table.h"
+
 namespace mg {
 
 enum class DeviceKind { Cpu, Cuda };
-inline const char* device_kind_name(DeviceKind k) { return k == DeviceKind::Cpu ? "cpu" : "cuda"; }
+inline constexpr NameTable<DeviceKind, 2> kDeviceKindNames{{{{"cpu", DeviceKind::Cpu}, {"cuda", DeviceKind::Cuda}}}};
+inline const char* device_kind_name(DeviceKind k) { return kDeviceKindNames.name(k); }
 
 struct DeviceInfo {
   std::string name;

@@ -4,6 +4,8 @@
 #include <cstdint>
 #include <string>
 
+#include "core/name_table.h"
+
 namespace mg {
 
 enum class DType { F32, F16, BF16, I32 };
@@ -31,15 +33,9 @@ inline const char* dtype_name(DType t) {
 // Training precision as the user chooses it. TF32 keeps fp32 storage but lets tensor cores round inputs.
 enum class Precision { FP32, TF32, FP16, BF16 };
 
-inline const char* precision_name(Precision p) {
-  switch (p) {
-    case Precision::FP32: return "fp32";
-    case Precision::TF32: return "tf32";
-    case Precision::FP16: return "fp16";
-    case Precision::BF16: return "bf16";
-  }
-  return "?";
-}
+inline constexpr NameTable<Precision, 4> kPrecisionNames{{{
+    {"fp32", Precision::FP32}, {"tf32", Precision::TF32}, {"fp16", Precision::FP16}, {"bf16", Precision::BF16}}}};
+inline const char* precision_name(Precision p) { return kPrecisionNames.name(p); }
 
 // Storage type of activations for a precision; master weights and their gradients stay fp32.
 inline DType activation_dtype(Precision p) {

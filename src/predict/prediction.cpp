@@ -81,7 +81,7 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
       d.step_time.samples = 0;  // no samples, so no interval: lo = hi = the predicted step
       d.allreduce.library = n > 1 && req.step.strategy != SyncStrategy::None ? sync_strategy_name(req.step.strategy)
                                                                              : "none";
-      d.allreduce.dtype = req.allreduce_dtype.empty() ? "fp32" : req.allreduce_dtype;
+      d.allreduce.dtype = dtype_name(req.allreduce_dtype.value_or(DType::F32));
       d.allreduce.bytes_per_step = s.wire_bytes;
       d.allreduce.buckets = static_cast<int>(s.buckets.size());
       d.allreduce.time_s = s.comm_s;

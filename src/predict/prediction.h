@@ -3,6 +3,7 @@
 // so the table, compare and the HTML report read it like any result. Also: measured entries matched to
 // predicted ones with the error of each.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -17,7 +18,7 @@ struct PredictRequest {
   std::vector<int> gpus;                  // device counts
   std::vector<Interconnect> interconnects;
   StepOptions step;
-  std::string allreduce_dtype;            // as --allreduce-dtype ("" = fp32)
+  std::optional<DType> allreduce_dtype;   // as --allreduce-dtype (none = fp32 gradients)
   std::string profile_path;
   std::string command_line;
 };

@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "report/mann_whitney.h"
 #include "result/result_json.h"
+#include "result/run_config_fields.h"
 #include "result/stats.h"
 #include "result/summary.h"
 
@@ -44,7 +45,7 @@ RunKey run_key(const RunConfig& c, const DeviceCountResult& r) {
   k.device = device_kind_name(c.device);
   k.precision = precision_name(c.precision);
   k.mode = c.input_only || r.input_only ? "input-only" : c.forward_only ? "forward-only" : "train";
-  k.data = c.data == "synthetic" ? "synthetic-" + c.synthetic_source : c.data;
+  k.data = c.data == "synthetic" ? std::string("synthetic-") + kSyntheticSourceNames.name(c.synthetic_source) : c.data;
   k.transport = r.transport;
   k.devices = r.devices;
   return k;
@@ -96,23 +97,14 @@ struct Pooled {
   double efficiency = 0;  // mean over the files (each computed against its own 1-device entry)
 };
 
-// The settings that define what a preset measures; runs that differ in one of them are not the same benchmark.
-// Tuning knobs that a user may A/B on purpose (bucket size, overlap, wire dtype, data threads) are not here.
+// The settings that define what a preset measures (ConfigField::preset); runs that differ in one of them are not
+// the same benchmark. Tuning knobs that a user may A/B on purpose (bucket size, overlap, wire dtype) are not.
 std::string preset_differences(const RunConfig& a, const RunConfig& b) {
   std::string out;
-  auto add = [&](const char* name, const auto& x, const auto& y) {
-    if (x != y) out += fmt::format("{}{} {} vs {}", out.empty() ? "" : ", ", name, x, y);
-  };
-  add("image-size", a.image_size, b.image_size);
-  add("num-classes", a.num_classes, b.num_classes);
-  add("batch-size", a.batch_size, b.batch_size);
-  add("scaling", a.scaling == Scaling::Weak ? "weak" : "strong", b.scaling == Scaling::Weak ? "weak" : "strong");
-  add("steps", a.steps, b.steps);
-  add("warmup", a.warmup, b.warmup);
-  add("repeat", a.repeat, b.repeat);
-  add("threads", a.threads, b.threads);
-  add("threads-per-replica", a.threads_per_replica, b.threads_per_replica);
-  add("accum-steps", a.accum_steps, b.accum_steps);
+  for (const ConfigField& f : run_config_fields()) {
+    if (!f.preset || f.write(a) == f.write(b)) continue;
+    out += fmt::format("{}{} {} vs {}", out.empty() ? "" : ", ", f.option, field_text(f, a), field_text(f, b));
+  }
   return out;
 }
 

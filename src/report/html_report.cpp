@@ -140,7 +140,7 @@ std::string result_environment(const ResultInput& in) {
              {"workload", fmt::format("{} {} on {}, batch {} per device ({} scaling), {} steps after {} warm-up, "
                                       "repeat {}, runs {}",
                                       c.model, precision_name(c.precision), device_kind_name(c.device), c.batch_size,
-                                      c.scaling == Scaling::Weak ? "weak" : "strong", c.steps, c.warmup, c.repeat,
+                                      kScalingNames.name(c.scaling), c.steps, c.warmup, c.repeat,
                                       c.runs)},
              {"environment variables", map_line(env_vars)},
              {"command line", e.command_line}});

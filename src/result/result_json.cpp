@@ -17,11 +17,6 @@ using nlohmann::json;
 
 namespace {
 
-const char* scaling_name(Scaling s) { return s == Scaling::Weak ? "weak" : "strong"; }
-const char* allreduce_mode_name(AllreduceMode m) {
-  return m == AllreduceMode::Ring ? "ring" : m == AllreduceMode::Ps ? "ps" : "none";
-}
-
 json step_stats_json(const StepStats& s) {
   return {{"median_s", s.median_s}, {"mean_s", s.mean_s},       {"stddev_s", s.stddev_s},
           {"p5_s", s.p5_s},         {"p95_s", s.p95_s},         {"ci95_s", s.ci95_s},
@@ -132,9 +127,8 @@ class Reader {
  public:
   explicit Reader(std::string source) : source_(std::move(source)) {}
 
-  [[noreturn]] void fail(const std::string& where, const std::string& what) const {
-    throw UsageError(source_ + ": " + where + ": " + what);
-  }
+  [[noreturn]] void fail(const std::string& where, const std::string& what) const { fail(where + ": " + what); }
+  [[noreturn]] void fail(const std::string& message) const { throw UsageError(source_ + ": " + message); }
 
   const json& at(const json& j, const std::string& where, const std::string& key) const {
     if (!j.is_object()) fail(where, "expected an object");
@@ -169,75 +163,6 @@ class Reader {
  private:
   std::string source_;
 };
-
-Precision parse_precision(const Reader& rd, const std::string& where, const std::string& s) {
-  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
-    if (s == precision_name(p)) return p;
-  rd.fail(where, "unknown precision '" + s + "'");
-}
-
-DeviceKind parse_device(const Reader& rd, const std::string& where, const std::string& s) {
-  for (DeviceKind k : {DeviceKind::Cpu, DeviceKind::Cuda})
-    if (s == device_kind_name(k)) return k;
-  rd.fail(where, "unknown device '" + s + "'");
-}
-
-RunConfig config_from_json(const Reader& rd, const json& j) {
-  const std::string w = "config";
-  RunConfig c;
-  c.model = rd.get<std::string>(j, w, "model");
-  c.image_size = rd.get<int64_t>(j, w, "image_size");
-  c.num_classes = rd.get<int64_t>(j, w, "num_classes");
-  c.precision = parse_precision(rd, w + ".precision", rd.get<std::string>(j, w, "precision"));
-  c.device = parse_device(rd, w + ".device", rd.get<std::string>(j, w, "device"));
-  c.device_counts = rd.get<std::vector<int>>(j, w, "device_counts");
-  c.gpu_ids = rd.get<std::vector<int>>(j, w, "gpu_ids");
-  c.no_baseline = rd.get<bool>(j, w, "no_baseline");
-  c.threads = rd.get<int>(j, w, "threads");
-  c.threads_per_replica = rd.get<int>(j, w, "threads_per_replica");
-  c.batch_size = rd.get<int64_t>(j, w, "batch_size");
-  const std::string scaling = rd.get<std::string>(j, w, "scaling");
-  if (scaling == "weak") c.scaling = Scaling::Weak;
-  else if (scaling == "strong") c.scaling = Scaling::Strong;
-  else rd.fail(w + ".scaling", "unknown scaling '" + scaling + "'");
-  c.steps = rd.get<int>(j, w, "steps");
-  c.warmup = rd.get<int>(j, w, "warmup");
-  c.repeat = rd.get<int>(j, w, "repeat");
-  c.runs = rd.get_or<int>(j, w, "runs", 1);
-  c.forward_only = rd.get<bool>(j, w, "forward_only");
-  c.input_only = rd.get<bool>(j, w, "input_only");
-  c.inject_slowdown = rd.get_or<double>(j, w, "inject_slowdown", 0.0);
-  c.lr = rd.get<float>(j, w, "lr");
-  c.momentum = rd.get<float>(j, w, "momentum");
-  c.weight_decay = rd.get<float>(j, w, "weight_decay");
-  c.loss_scale = rd.get<float>(j, w, "loss_scale");
-  c.data = rd.get<std::string>(j, w, "data");
-  c.synthetic_source = rd.get<std::string>(j, w, "synthetic_source");
-  c.data_threads = rd.get<int>(j, w, "data_threads");
-  c.staging_depth = rd.get<int>(j, w, "staging_depth");
-  c.seed = rd.get<uint64_t>(j, w, "seed");
-  c.skip_bad_images = rd.get<bool>(j, w, "skip_bad_images");
-  c.bucket_mb = rd.get<double>(j, w, "bucket_mb");
-  c.overlap = rd.get<bool>(j, w, "overlap");
-  c.allreduce_dtype = rd.get<std::string>(j, w, "allreduce_dtype");
-  c.accum_steps = rd.get<int>(j, w, "accum_steps");
-  const std::string mode = rd.get<std::string>(j, w, "allreduce");
-  if (mode == "ring") c.allreduce = AllreduceMode::Ring;
-  else if (mode == "none") c.allreduce = AllreduceMode::None;
-  else if (mode == "ps") c.allreduce = AllreduceMode::Ps;
-  else rd.fail(w + ".allreduce", "unknown all-reduce mode '" + mode + "'");
-  c.nccl_algo = rd.get<std::string>(j, w, "nccl_algo");
-  c.comm_timeout_s = rd.get<double>(j, w, "comm_timeout_s");
-  c.transports = rd.get<std::vector<std::string>>(j, w, "transports");
-  c.gloo_iface = rd.get<std::string>(j, w, "gloo_iface");
-  c.json_path = rd.get<std::string>(j, w, "json_path");
-  c.trace_path = rd.get<std::string>(j, w, "trace_path");
-  c.config_file = rd.get<std::string>(j, w, "config_file");
-  c.command_line = rd.get<std::string>(j, w, "command_line");
-  c.progress = rd.get<bool>(j, w, "progress");
-  if (j.contains("check")) c.check = rd.get<bool>(j, w, "check");  // added later
-  return c;
-}
 
 Environment environment_from_json(const Reader& rd, const json& j) {
   const std::string w = "environment";
@@ -378,53 +303,6 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
 
 }  // namespace
 
-json to_json(const RunConfig& c) {
-  return {{"model", c.model},
-          {"image_size", c.image_size},
-          {"num_classes", c.num_classes},
-          {"precision", precision_name(c.precision)},
-          {"device", device_kind_name(c.device)},
-          {"device_counts", c.device_counts},
-          {"gpu_ids", c.gpu_ids},
-          {"no_baseline", c.no_baseline},
-          {"threads", c.threads},
-          {"threads_per_replica", c.threads_per_replica},
-          {"batch_size", c.batch_size},
-          {"scaling", scaling_name(c.scaling)},
-          {"steps", c.steps},
-          {"warmup", c.warmup},
-          {"repeat", c.repeat},
-          {"runs", c.runs},
-          {"forward_only", c.forward_only},
-          {"input_only", c.input_only},
-          {"inject_slowdown", c.inject_slowdown},
-          {"lr", c.lr},
-          {"momentum", c.momentum},
-          {"weight_decay", c.weight_decay},
-          {"loss_scale", c.loss_scale},
-          {"data", c.data},
-          {"synthetic_source", c.synthetic_source},
-          {"data_threads", c.data_threads},
-          {"staging_depth", c.staging_depth},
-          {"seed", c.seed},
-          {"skip_bad_images", c.skip_bad_images},
-          {"bucket_mb", c.bucket_mb},
-          {"overlap", c.overlap},
-          {"allreduce_dtype", c.allreduce_dtype},
-          {"accum_steps", c.accum_steps},
-          {"allreduce", allreduce_mode_name(c.allreduce)},
-          {"nccl_algo", c.nccl_algo},
-          {"comm_timeout_s", c.comm_timeout_s},
-          {"transports", c.transports},
-          {"gloo_iface", c.gloo_iface},
-          {"json_path", c.json_path},
-          {"trace_path", c.trace_path},
-          {"config_file", c.config_file},
-          {"command_line", c.command_line},
-          {"progress", c.progress},
-          {"check", c.check}};
-}
-
 json to_json(const CheckReport& c) {
   if (!c.ran) return nullptr;
   json rows = json::array();
@@ -473,7 +351,11 @@ RunResult result_from_json(const json& j, const std::string& source) {
   r.env.mgbench_version = rd.get<std::string>(mg, "mgbench", "version");
   r.env.git_commit = rd.get<std::string>(mg, "mgbench", "commit");
   r.env.command_line = rd.get<std::string>(j, "(top level)", "command_line");
-  r.config = config_from_json(rd, rd.at(j, "(top level)", "config"));
+  try {
+    r.config = config_from_json(rd.at(j, "(top level)", "config"), "config");
+  } catch (const UsageError& e) {
+    rd.fail(e.what());
+  }
   // Added later: absent in older files, null when the run skipped it.
   if (j.contains("check") && !j["check"].is_null()) {
     const json& c = j["check"];

@@ -6,13 +6,13 @@
 
 #include <nlohmann/json.hpp>
 
+#include "result/run_config_fields.h"  // to_json(RunConfig)
 #include "result/run_result.h"
 
 namespace mg {
 
 constexpr int kResultSchemaVersion = 1;
 
-nlohmann::json to_json(const RunConfig& c);  // every field; enums as their command-line spelling
 nlohmann::json to_json(const RunResult& r);
 nlohmann::json to_json(const CheckReport& r);  // null when the check did not run
 

@@ -3,17 +3,38 @@
 // Built by src/cli, consumed by the trainer and recorded verbatim in the JSON result.
 #pragma once
 #include <cstdint>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "core/device.h"
 #include "core/dtype.h"
+#include "core/name_table.h"
 
 namespace mg {
 
+// Each enum's one name table: its command-line spelling is also its JSON value (result/run_config_fields.h).
 enum class Scaling { Weak, Strong };
+inline constexpr NameTable<Scaling, 2> kScalingNames{{{{"weak", Scaling::Weak}, {"strong", Scaling::Strong}}}};
+
 // Ring: the library's all-reduce; Ps: reduce to rank 0, then broadcast from it (a parameter server); None: none.
 enum class AllreduceMode { Ring, None, Ps };
+inline constexpr NameTable<AllreduceMode, 3> kAllreduceModeNames{
+    {{{"ring", AllreduceMode::Ring}, {"none", AllreduceMode::None}, {"ps", AllreduceMode::Ps}}}};
+
+// Synthetic data: Device keeps one batch on the device; Host stages a fresh batch every step like real data.
+enum class SyntheticSource { Device, Host };
+inline constexpr NameTable<SyntheticSource, 2> kSyntheticSourceNames{
+    {{{"device", SyntheticSource::Device}, {"host", SyntheticSource::Host}}}};
+
+// --nccl-algo: the NCCL_ALGO value set before NCCL starts.
+enum class NcclAlgo { Ring, Tree, Auto };
+inline constexpr NameTable<NcclAlgo, 3> kNcclAlgoNames{
+    {{{"ring", NcclAlgo::Ring}, {"tree", NcclAlgo::Tree}, {"auto", NcclAlgo::Auto}}}};
+
+// The element types gradients can travel in (--allreduce-dtype); spelled as dtype_name spells them.
+inline constexpr NameTable<DType, 3> kAllreduceDTypeNames{
+    {{{"fp32", DType::F32}, {"fp16", DType::F16}, {"bf16", DType::BF16}}}};
 
 struct RunConfig {
   // what to train
@@ -52,7 +73,7 @@ struct RunConfig {
 
   // data
   std::string data = "synthetic";          // synthetic | DIR | FILE.mgrec
-  std::string synthetic_source = "device";  // device | host
+  SyntheticSource synthetic_source = SyntheticSource::Device;
   int data_threads = 2;
   int staging_depth = 2;
   uint64_t seed = 1;
@@ -61,12 +82,12 @@ struct RunConfig {
   // gradients and communication
   double bucket_mb = 25;
   bool overlap = true;
-  std::string allreduce_dtype;  // "" = gradient dtype (fp32); fp32 | fp16 | bf16
+  std::optional<DType> allreduce_dtype;  // none = the gradients' dtype (fp32); JSON ""
   int accum_steps = 1;
   AllreduceMode allreduce = AllreduceMode::Ring;
-  std::string nccl_algo;          // "" (leave NCCL_ALGO as the user set it) | ring | tree | auto
+  std::optional<NcclAlgo> nccl_algo;  // none = leave NCCL_ALGO as the user set it; JSON ""
   double comm_timeout_s = 300;
-  std::vector<std::string> transports;  // empty = as the environment is
+  std::vector<std::string> transports;  // checked by parse_transports at the CLI; empty = as the environment is
   std::string gloo_iface;
 
   // output

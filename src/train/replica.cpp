@@ -11,13 +11,6 @@ namespace mg {
 
 namespace {
 
-DType wire_dtype(const RunConfig& cfg) {
-  if (cfg.allreduce_dtype.empty() || cfg.allreduce_dtype == "fp32") return DType::F32;
-  if (cfg.allreduce_dtype == "fp16") return DType::F16;
-  if (cfg.allreduce_dtype == "bf16") return DType::BF16;
-  throw UsageError("--allreduce-dtype " + cfg.allreduce_dtype + " is not one of fp32, fp16, bf16");
-}
-
 DataSpec data_spec(const RunConfig& cfg, ReplicaPlacement where, int64_t batch, int64_t image) {
   DataSpec s;
   s.path = cfg.data == "synthetic" ? "" : cfg.data;
@@ -52,7 +45,7 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
       scaler_(cfg.precision == Precision::FP16 && !cfg.forward_only && !cfg.input_only, cfg.loss_scale) {
   const bool train = !cfg.forward_only && !cfg.input_only;
   const DataSpec spec = data_spec(cfg, where, batch, image);
-  if (spec.path.empty() && cfg.synthetic_source == "device") {
+  if (spec.path.empty() && cfg.synthetic_source == SyntheticSource::Device) {
     input_ = make_device_synthetic_input(be, spec);
   } else {
     // Copy events are read one step late: the batches of two steps are held.
@@ -65,7 +58,7 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
     net_->bind(*store_);
     Communicator* sync_comm = cfg.allreduce != AllreduceMode::None ? comm : nullptr;
     sync_ = std::make_unique<GradSync>(be, sync_comm, *store_, static_cast<size_t>(cfg.bucket_mb * 1048576.0),
-                                       wire_dtype(cfg), cfg.overlap, cfg.allreduce == AllreduceMode::Ps);
+                                       cfg.allreduce_dtype.value_or(DType::F32), cfg.overlap, cfg.allreduce == AllreduceMode::Ps);
     if (train) {  // one per event set, like the step's own events (read one step late)
       for (auto& c : clocks_) c = std::make_unique<GradReadyClock>(be, *store_);
     }

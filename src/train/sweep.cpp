@@ -65,11 +65,10 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
   RunResult result;
   result.config = cfg;
   const std::vector<int> counts = resolve_device_counts(cfg, launch);
-  std::string list;
-  for (const auto& t : cfg.transports) list += (list.empty() ? "" : ",") + t;
-  // No --transport: one entry as the environment is (the user's own NCCL_* are respected and recorded).
+  // Parsed at the CLI. No --transport: one entry as the environment is (the user's own NCCL_* are respected and
+  // recorded).
   const std::vector<std::string> transports =
-      list.empty() ? std::vector<std::string>{"default"} : parse_transports(list, cfg.device);
+      cfg.transports.empty() ? std::vector<std::string>{"default"} : cfg.transports;
   int index = 0;
   std::vector<DeviceInfo> devices;
   for (const std::string& name : transports) {

@@ -14,6 +14,7 @@
 #include "core/run_on_threads.h"
 #include "core/stop.h"
 #include "models/registry.h"
+#include "result/run_config_fields.h"
 #include "train/replica.h"
 #include "train/replica_group.h"
 #include "train/replica_merge.h"
@@ -56,13 +57,8 @@ class ThreadBarrier {
 // Processes of one job launched with different options would time different work or deadlock in mismatched
 // collectives; the communicator bootstrap compares this across processes.
 std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image, int local) {
-  return fmt::format(
-      "model={}\nnum-classes={}\nprecision={}\ndevice={}\nbatch-size={}\nimage-size={}\nsteps={}\nwarmup={}\n"
-      "repeat={}\naccum-steps={}\nbucket-mb={}\noverlap={}\nallreduce={}\nallreduce-dtype={}\nforward-only={}\n"
-      "input-only={}\ndata={}\nsynthetic={}\nseed={}\nreplicas-per-process={}",
-      c.model, c.num_classes, precision_name(c.precision), device_kind_name(c.device), batch, image, c.steps,
-      c.warmup, c.repeat, c.accum_steps, c.bucket_mb, c.overlap, c.allreduce == AllreduceMode::Ring ? "ring" : c.allreduce == AllreduceMode::Ps ? "ps" : "none", c.allreduce_dtype,
-      c.forward_only, c.input_only, c.data, c.synthetic_source, c.seed, local);
+  return mg::config_fingerprint(c) +
+         fmt::format("replica-batch={}\nresolved-image-size={}\nreplicas-per-process={}", batch, image, local);
 }
 
 // A replica's out-of-memory error names what the user can change: the model, batch and precision.

@@ -88,7 +88,7 @@ TEST_CASE("the reader names the file and the field it cannot use") {
   CHECK(message(wrong) == "base.json: runs[0].devices: has the wrong type (string)");
   json bad_enum = good;
   bad_enum["config"]["precision"] = "fp8";
-  CHECK(message(bad_enum) == "base.json: config.precision: unknown precision 'fp8'");
+  CHECK(message(bad_enum) == "base.json: config.precision: fp8 is not one of: fp32, tf32, fp16, bf16");
   json ragged = good;
   ragged["runs"][0]["samples"]["forward_s"].erase(0);
   CHECK(message(ragged).find("sample columns differ in length") != std::string::npos);

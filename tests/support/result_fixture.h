@@ -84,8 +84,8 @@ inline RunResult make_result(const std::vector<int>& counts, const std::vector<d
   r.config.gpu_ids = {0, 1};
   r.config.steps = steps;
   r.config.transports = {transport};
-  r.config.allreduce_dtype = "fp32";
-  r.config.nccl_algo = "ring";
+  r.config.allreduce_dtype = DType::F32;
+  r.config.nccl_algo = NcclAlgo::Ring;
   r.config.gloo_iface = "lo";
   r.config.json_path = "out.json";
   r.config.trace_path = "trace.json";

@@ -59,7 +59,7 @@ TEST_CASE("independent replicas (--allreduce none) drift apart", "[train]") {
 
 TEST_CASE("breakdown parts add up to the step time", "[train][timing]") {
   RunConfig c = tiny_config();
-  c.synthetic_source = "host";
+  c.synthetic_source = SyntheticSource::Host;
   TrainRequest req;
   req.local_replicas = 2;
   req.job_key = "parts";
@@ -161,7 +161,7 @@ TEST_CASE("forward-only traced runs with two replicas time no collectives that n
 TEST_CASE("gradient accumulation beyond the staging depth keeps every copy span of a traced step", "[train][timing]") {
   // The stager's copy-event ring must outlive two steps of K batches each (steps are read one behind).
   RunConfig c = tiny_config();
-  c.synthetic_source = "host";
+  c.synthetic_source = SyntheticSource::Host;
   c.staging_depth = 1;
   c.accum_steps = 5;
   c.steps = 3;

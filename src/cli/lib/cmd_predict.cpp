@@ -18,12 +18,6 @@ namespace mg {
 
 namespace {
 
-size_t wire_size(const std::string& dtype) {
-  if (dtype.empty() || dtype == "fp32") return 4;
-  if (dtype == "fp16" || dtype == "bf16") return 2;
-  throw UsageError("--allreduce-dtype '" + dtype + "' is not one of: fp32, fp16, bf16");
-}
-
 class PredictCommand final : public Command {
  public:
   void setup(CLI::App& sub) override {
@@ -77,8 +71,9 @@ class PredictCommand final : public Command {
     o.bucket_mb = bucket_opt_->count() ? bucket_mb_ : profile.config.bucket_mb;
     if (!(o.bucket_mb >= 0) || !std::isfinite(o.bucket_mb)) throw UsageError("--bucket-mb must be >= 0");
     o.overlap = overlap_opt_->count() ? !no_overlap_ : profile.config.overlap;
-    req.allreduce_dtype = dtype_opt_->count() ? dtype_ : profile.config.allreduce_dtype;
-    o.wire_bytes_per_element = wire_size(req.allreduce_dtype);
+    req.allreduce_dtype = profile.config.allreduce_dtype;
+    if (dtype_opt_->count()) req.allreduce_dtype = kAllreduceDTypeNames.parse(dtype_, "--allreduce-dtype");
+    o.wire_bytes_per_element = dtype_size(req.allreduce_dtype.value_or(DType::F32));
     o.accum_steps = accum_opt_->count() ? accum_ : profile.config.accum_steps;
     if (o.accum_steps < 1) throw UsageError("--accum-steps must be at least 1");
     const AllreduceMode mode = profile.config.allreduce;
@@ -127,7 +122,7 @@ class PredictCommand final : public Command {
                 profile.config.model.c_str(), precision_name(profile.config.precision),
                 static_cast<long long>(p.batch_per_device), profile_.c_str(), p.images_per_sec);
     std::printf("# %s all-reduce, %s wire, bucket %g MiB, overlap %s, accum-steps %d%s\n",
-                sync_strategy_name(o.strategy), req.allreduce_dtype.empty() ? "fp32" : req.allreduce_dtype.c_str(),
+                sync_strategy_name(o.strategy), dtype_name(req.allreduce_dtype.value_or(DType::F32)),
                 o.bucket_mb, o.overlap ? "on" : "off", o.accum_steps,
                 o.input_rate > 0 ? fmt::format(", input {:.0f} images/s per node", o.input_rate).c_str() : "");
     for (const Interconnect& ic : req.interconnects) {

@@ -17,16 +17,6 @@ namespace mg {
 
 namespace {
 
-template <typename T>
-T pick(const std::string& value, const char* option, std::initializer_list<std::pair<const char*, T>> choices) {
-  std::string allowed;
-  for (const auto& c : choices) {
-    if (value == c.first) return c.second;
-    allowed += (allowed.empty() ? "" : ", ") + std::string(c.first);
-  }
-  throw UsageError(std::string(option) + " " + value + " is not one of: " + allowed);
-}
-
 void check_output_path(const std::string& path, const char* option) {
   if (path.empty()) return;
   namespace fs = std::filesystem;
@@ -69,19 +59,19 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--weight-decay", c.weight_decay, "SGD weight decay")->capture_default_str();
   app.add_option("--loss-scale", c.loss_scale, "initial dynamic loss scale for fp16")->capture_default_str();
   app.add_option("--data", c.data, "synthetic | DIR (ImageNet-style folder) | FILE.mgrec")->capture_default_str();
-  app.add_option("--synthetic-source", c.synthetic_source, "device (one batch kept on the device) | host (staged every step)")->capture_default_str();
+  app.add_option("--synthetic-source", o.synthetic_source, "device (one batch kept on the device) | host (staged every step)")->capture_default_str();
   app.add_option("--data-threads", c.data_threads, "JPEG decode threads per replica")->capture_default_str();
   app.add_option("--staging-depth", c.staging_depth, "batches in flight between host and device")->capture_default_str();
   app.add_option("--seed", c.seed, "seed for weights, data order and synthetic data")->capture_default_str();
   app.add_flag("--skip-bad-images", c.skip_bad_images, "skip (and count) corrupt images instead of failing");
   app.add_option("--bucket-mb", c.bucket_mb, "gradient bucket size in MiB")->capture_default_str();
   app.add_flag("--no-overlap", o.no_overlap, "start all-reduce only after the whole backward pass");
-  app.add_option("--allreduce-dtype", c.allreduce_dtype, "fp32 | fp16 | bf16 (default: fp32 gradients)");
+  app.add_option("--allreduce-dtype", o.allreduce_dtype, "fp32 | fp16 | bf16 (default: fp32 gradients)");
   app.add_option("--accum-steps", c.accum_steps, "micro-batches per replica between all-reduces")->capture_default_str();
   app.add_option("--allreduce", o.allreduce,
                  "ring | ps (reduce to rank 0, then broadcast: a parameter server) | none (independent replicas, no "
                  "gradient exchange)")->capture_default_str();
-  app.add_option("--nccl-algo", c.nccl_algo, "ring | tree | auto: sets NCCL_ALGO before NCCL starts");
+  app.add_option("--nccl-algo", o.nccl_algo, "ring | tree | auto: sets NCCL_ALGO before NCCL starts");
   app.add_option("--comm-timeout", c.comm_timeout_s, "seconds before a lost rank fails the run")->capture_default_str();
   app.add_option("--transport", o.transports, "transports to compare, e.g. auto,p2p,shm,net (NCCL) or local,tcp (CPU)")->delimiter(',');
   app.add_option("--gloo-iface", c.gloo_iface, "network interface for Gloo's TCP transport");
@@ -101,27 +91,21 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   c.overlap = !o.no_overlap;
   c.model = canonical_model_name(c.model);
 
+  // "auto" and the aliases gpu (cuda) and amp (bf16) are command-line conveniences, never recorded.
   c.device = resolve_device_kind(
       o.device == "auto" ? std::nullopt
-                         : std::optional<DeviceKind>(pick<DeviceKind>(
-                               o.device, "--device",
-                               {{"cpu", DeviceKind::Cpu}, {"cuda", DeviceKind::Cuda}, {"gpu", DeviceKind::Cuda}})));
+                         : std::optional<DeviceKind>(
+                               kDeviceKindNames.parse(o.device == "gpu" ? "cuda" : o.device, "--device")));
   require_device_present(c.device);
   const bool gpu = c.device == DeviceKind::Cuda;
-  c.precision = pick<Precision>(o.precision, "--precision",
-                                {{"fp32", Precision::FP32}, {"tf32", Precision::TF32}, {"fp16", Precision::FP16},
-                                 {"bf16", Precision::BF16}, {"amp", Precision::BF16}});
+  c.precision = kPrecisionNames.parse(o.precision == "amp" ? "bf16" : o.precision, "--precision");
   // The CPU answers at once; each GPU is asked when the trainer opens it (the devices may differ).
   if (!gpu) require_precision(*make_backend(DeviceKind::Cpu, 0, BackendOptions{}), c.precision);
-  c.scaling = pick<Scaling>(o.scaling, "--scaling", {{"weak", Scaling::Weak}, {"strong", Scaling::Strong}});
-  c.allreduce = pick<AllreduceMode>(o.allreduce, "--allreduce", {{"ring", AllreduceMode::Ring}, {"none", AllreduceMode::None}, {"ps", AllreduceMode::Ps}});
-  if (!c.allreduce_dtype.empty()) {
-    pick<int>(c.allreduce_dtype, "--allreduce-dtype", {{"fp32", 0}, {"fp16", 1}, {"bf16", 2}});
-  }
-  if (!c.nccl_algo.empty()) {
-    pick<int>(c.nccl_algo, "--nccl-algo", {{"ring", 0}, {"tree", 1}, {"auto", 2}});
-  }
-  pick<int>(c.synthetic_source, "--synthetic-source", {{"device", 0}, {"host", 1}});
+  c.scaling = kScalingNames.parse(o.scaling, "--scaling");
+  c.allreduce = kAllreduceModeNames.parse(o.allreduce, "--allreduce");
+  if (!o.allreduce_dtype.empty()) c.allreduce_dtype = kAllreduceDTypeNames.parse(o.allreduce_dtype, "--allreduce-dtype");
+  if (!o.nccl_algo.empty()) c.nccl_algo = kNcclAlgoNames.parse(o.nccl_algo, "--nccl-algo");
+  c.synthetic_source = kSyntheticSourceNames.parse(o.synthetic_source, "--synthetic-source");
 
   c.batch_size = o.batch_size > 0 ? o.batch_size : (gpu ? 64 : 16);
   if (o.batch_size < 0 || c.batch_size > 65536) {
@@ -161,12 +145,10 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
     if (std::adjacent_find(sorted.begin(), sorted.end()) != sorted.end()) throw UsageError("--gpu-ids lists a device twice");
     if (!gpu) throw UsageError("--gpu-ids applies to --device cuda only");
   }
-  c.transports = split_list(o.transports);
-  if (!c.transports.empty()) {
-    std::string list;
-    for (const auto& t : c.transports) list += (list.empty() ? "" : ",") + t;
-    parse_transports(list, c.device);  // reject an unknown or inapplicable transport before any work
-  }
+  // Parsed once here (unknown, inapplicable or repeated entries rejected before any work); the sweep uses the list.
+  std::string list;
+  for (const std::string& t : split_list(o.transports)) list += (list.empty() ? "" : ",") + t;
+  if (!list.empty()) c.transports = parse_transports(list, c.device);
   check_output_path(c.json_path, "--json");
   check_output_path(c.trace_path, "--trace");
   check_output_path(o.html_path, "--html");

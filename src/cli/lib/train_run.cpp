@@ -89,7 +89,7 @@ int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const
 }  // namespace
 
 int run_training(const RunConfig& cfg, const std::string& html_path) {
-  if (!cfg.nccl_algo.empty()) setenv("NCCL_ALGO", cfg.nccl_algo.c_str(), 1);  // read by NCCL at init
+  if (cfg.nccl_algo) setenv("NCCL_ALGO", kNcclAlgoNames.name(*cfg.nccl_algo), 1);  // read by NCCL at init
   const LaunchInfo launch = detect_launch();
   const bool lead = launch.rank == 0;
   if (cfg.runs > 1) return run_pooled_in_children(cfg, launch, html_path);

@@ -1,0 +1,47 @@
+// The run description's one field list. Every RunConfig field is described once here: its JSON key, how it is
+// written and read back (with validation), and the roles it plays elsewhere, so the JSON writer and reader, the
+// cross-rank fingerprint, compare's pairing key and its same-preset check cannot drift apart when a field is
+// added. Enum fields use their type's name table (run_config.h, core/dtype.h, core/device.h).
+#pragma once
+#include <stdexcept>
+#include <string>
+#include <vector>
+
+#include <nlohmann/json.hpp>
+
+#include "result/run_config.h"
+
+namespace mg {
+
+struct ConfigField {
+  const char* key;  // JSON key in the result's "config" object
+  nlohmann::json (*write)(const RunConfig&);
+  // Sets the field from its JSON value; throws FieldError naming what is wrong with the value.
+  void (*read)(RunConfig&, const nlohmann::json&);
+  const char* option;  // the command-line option (without --) that sets it, for messages; "" when none does
+  bool optional;     // added after schema 1 shipped: absent in older files, which keep the default
+  bool fingerprint;  // every process of one launched job must agree on it (the communicator's bootstrap checks)
+  bool compare_key;  // runs that differ in it are different benchmarks: compare pairs by it (report/compare.h)
+  bool preset;       // defines what a preset measures: compare refuses to pool or pair runs that differ in it
+};
+
+struct FieldError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// In JSON key order (the order the result file has always had).
+const std::vector<ConfigField>& run_config_fields();
+
+// Every field as JSON, enums as their command-line spelling, an unset optional as "".
+nlohmann::json to_json(const RunConfig& c);
+// The inverse. UsageError "<where>: missing field 'k'", "<where>.k: has the wrong type (T)" or
+// "<where>.k: V is not one of: a, b" for an unknown enum name.
+RunConfig config_from_json(const nlohmann::json& j, const std::string& where);
+
+// "key=value" lines of the fingerprint fields; the trainer adds what it resolves from them (batch per replica).
+std::string config_fingerprint(const RunConfig& c);
+
+// A field's value as a message shows it: strings bare, everything else as JSON.
+std::string field_text(const ConfigField& f, const RunConfig& c);
+
+}  // namespace mg

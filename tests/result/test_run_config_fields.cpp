@@ -1,0 +1,147 @@
+#include <catch2/catch.hpp>
+
+#include <filesystem>
+#include <map>
+#include <string>
+
+#include "core/error.h"
+#include "result/result_json.h"
+#include "result/run_config_fields.h"
+
+using namespace mg;
+using nlohmann::json;
+
+namespace {
+
+// A value other than the default for every field, as the JSON file spells it. A field added to the table without
+// an entry here fails the first test, so every field is covered by the round trip.
+const std::map<std::string, json> kOther = {
+    {"model", "vgg16"},           {"image_size", 128},        {"num_classes", 10},
+    {"precision", "bf16"},        {"device", "cuda"},         {"device_counts", {1, 2, 4}},
+    {"gpu_ids", {0, 2}},          {"no_baseline", true},      {"threads", 3},
+    {"threads_per_replica", 2},   {"batch_size", 7},          {"scaling", "strong"},
+    {"steps", 3},                 {"warmup", 1},              {"repeat", 2},
+    {"runs", 4},                  {"forward_only", true},     {"input_only", true},
+    {"inject_slowdown", 0.25},    {"lr", 0.5},                {"momentum", 0.5},
+    {"weight_decay", 0.25},       {"loss_scale", 128.0},      {"data", "/data/train.mgrec"},
+    {"synthetic_source", "host"}, {"data_threads", 5},        {"staging_depth", 3},
+    {"seed", 9},                  {"skip_bad_images", true},  {"bucket_mb", 1.5},
+    {"overlap", false},           {"allreduce_dtype", "bf16"}, {"accum_steps", 4},
+    {"allreduce", "ps"},          {"nccl_algo", "tree"},      {"comm_timeout_s", 30.0},
+    {"transports", {"tcp", "local"}}, {"gloo_iface", "lo"},   {"json_path", "a.json"},
+    {"trace_path", "t.json"},     {"config_file", "c.json"},  {"command_line", "mgbench --steps 3"},
+    {"progress", false},          {"check", false},
+};
+
+std::string message_of(const json& j) {
+  try {
+    config_from_json(j, "config");
+  } catch (const UsageError& e) {
+    return e.what();
+  }
+  return "no error";
+}
+
+}  // namespace
+
+TEST_CASE("every field of the run description round-trips through JSON on its own") {
+  const json defaults = to_json(RunConfig{});
+  REQUIRE(defaults.size() == run_config_fields().size());  // one key per field, none written twice
+  CHECK(to_json(config_from_json(defaults, "config")) == defaults);
+  for (const ConfigField& f : run_config_fields()) {
+    INFO(f.key);
+    REQUIRE(kOther.count(f.key) == 1);
+    const json other = kOther.at(f.key);
+    REQUIRE(other != defaults.at(f.key));
+    json j = defaults;
+    j[f.key] = other;
+    const RunConfig c = config_from_json(j, "config");
+    CHECK(to_json(c) == j);  // this field read into its own member and written back; no other field moved
+    CHECK(f.write(c) == other);
+  }
+}
+
+TEST_CASE("unset optionals are written as the empty string and read back unset") {
+  RunConfig c;
+  CHECK(to_json(c).at("allreduce_dtype") == "");
+  CHECK(to_json(c).at("nccl_algo") == "");
+  c.allreduce_dtype = DType::F32;  // an explicit fp32 stays distinct from unset
+  c.nccl_algo = NcclAlgo::Auto;
+  const RunConfig back = config_from_json(to_json(c), "config");
+  REQUIRE(back.allreduce_dtype.has_value());
+  CHECK(*back.allreduce_dtype == DType::F32);
+  CHECK(back.nccl_algo == NcclAlgo::Auto);
+  CHECK_FALSE(config_from_json(to_json(RunConfig{}), "config").allreduce_dtype.has_value());
+}
+
+TEST_CASE("an unknown enum name is rejected with the list of valid names") {
+  const json defaults = to_json(RunConfig{});
+  const std::map<std::string, std::string> valid = {
+      {"precision", "fp32, tf32, fp16, bf16"}, {"device", "cpu, cuda"},        {"scaling", "weak, strong"},
+      {"synthetic_source", "device, host"},    {"allreduce", "ring, none, ps"}};
+  for (const auto& [key, names] : valid) {
+    json j = defaults;
+    j[key] = "nope";
+    CHECK(message_of(j) == "config." + key + ": nope is not one of: " + names);
+  }
+  json j = defaults;
+  j["allreduce_dtype"] = "fp8";
+  CHECK(message_of(j) == "config.allreduce_dtype: 'fp8' is not one of: fp32, fp16, bf16 (or \"\" for unset)");
+  j = defaults;
+  j["nccl_algo"] = "nvls";
+  CHECK(message_of(j) == "config.nccl_algo: 'nvls' is not one of: ring, tree, auto (or \"\" for unset)");
+  j = defaults;
+  j["scaling"] = 1;
+  CHECK(message_of(j) == "config.scaling: has the wrong type (number)");
+  // The command line parses through the same tables.
+  CHECK_THROWS_WITH(kScalingNames.parse("linear", "--scaling"), "--scaling linear is not one of: weak, strong");
+  CHECK(kAllreduceModeNames.parse("ps", "--allreduce") == AllreduceMode::Ps);
+}
+
+TEST_CASE("required fields must be present; fields added later default when absent") {
+  const json defaults = to_json(RunConfig{});
+  for (const ConfigField& f : run_config_fields()) {
+    INFO(f.key);
+    json j = defaults;
+    j[f.key] = kOther.at(f.key);
+    j.erase(f.key);
+    if (f.optional) {
+      CHECK(to_json(config_from_json(j, "config")) == defaults);
+    } else {
+      CHECK(message_of(j) == std::string("config: missing field '") + f.key + "'");
+    }
+  }
+  CHECK(message_of(json::array()) == "config: expected an object");
+}
+
+TEST_CASE("the fingerprint differs exactly when a fingerprinted field differs") {
+  const json defaults = to_json(RunConfig{});
+  const std::string base = config_fingerprint(RunConfig{});
+  int fingerprinted = 0;
+  for (const ConfigField& f : run_config_fields()) {
+    INFO(f.key);
+    json j = defaults;
+    j[f.key] = kOther.at(f.key);
+    const std::string fp = config_fingerprint(config_from_json(j, "config"));
+    CHECK((fp != base) == f.fingerprint);
+    fingerprinted += f.fingerprint;
+  }
+  CHECK(fingerprinted >= 15);  // what processes of one job must agree on: the model, the work and the exchange
+}
+
+TEST_CASE("committed baselines keep their config byte for byte through the field table") {
+  namespace fs = std::filesystem;
+  int files = 0;
+  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(MG_SOURCE_DIR) / "results" / "baselines")) {
+    if (e.path().extension() != ".json") continue;
+    INFO(e.path().string());
+    const json file = read_json_file(e.path().string());
+    const json& config = file.at("config");
+    json written = to_json(read_result_file(e.path().string()).config);
+    for (const ConfigField& f : run_config_fields())  // fields added after the file was written
+      if (f.optional && !config.contains(f.key)) written.erase(f.key);
+    CHECK(written.dump() == config.dump());
+    ++files;
+  }
+  CHECK(files > 0);
+}
