@@ -9,6 +9,7 @@
 #include "report/compare.h"
 #include "report/compare_output.h"
 #include "result/result_json.h"
+#include "support/config_values.h"
 #include "support/result_fixture.h"
 
 using namespace mg;
@@ -400,4 +401,18 @@ TEST_CASE("compare: markdown and JSON renderings carry the verdicts") {
   // The throughput CI brackets the median: it comes from the step-time CI of the median, inverted.
   CHECK(base.at("images_per_sec_ci95").at(0).get<double>() <= base.at("median_images_per_sec").get<double>());
   CHECK(base.at("images_per_sec_ci95").at(1).get<double>() >= base.at("median_images_per_sec").get<double>());
+}
+
+TEST_CASE("compare: the pairing key changes exactly with the fields the field table marks as keys") {
+  const nlohmann::json defaults = to_json(RunConfig{});
+  DeviceCountResult run;
+  run.devices = 2;
+  run.transport = "default";
+  const RunKey base = run_key(RunConfig{}, run);
+  for (const ConfigField& f : run_config_fields()) {
+    INFO(f.key);
+    nlohmann::json j = defaults;
+    j[f.key] = test::other_config_values().at(f.key);
+    CHECK((run_key(config_from_json(j, "config"), run) == base) != f.compare_key);
+  }
 }

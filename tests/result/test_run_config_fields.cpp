@@ -7,31 +7,14 @@
 #include "core/error.h"
 #include "result/result_json.h"
 #include "result/run_config_fields.h"
+#include "support/config_values.h"
 
 using namespace mg;
 using nlohmann::json;
 
 namespace {
 
-// A value other than the default for every field, as the JSON file spells it. A field added to the table without
-// an entry here fails the first test, so every field is covered by the round trip.
-const std::map<std::string, json> kOther = {
-    {"model", "vgg16"},           {"image_size", 128},        {"num_classes", 10},
-    {"precision", "bf16"},        {"device", "cuda"},         {"device_counts", {1, 2, 4}},
-    {"gpu_ids", {0, 2}},          {"no_baseline", true},      {"threads", 3},
-    {"threads_per_replica", 2},   {"batch_size", 7},          {"scaling", "strong"},
-    {"steps", 3},                 {"warmup", 1},              {"repeat", 2},
-    {"runs", 4},                  {"forward_only", true},     {"input_only", true},
-    {"inject_slowdown", 0.25},    {"lr", 0.5},                {"momentum", 0.5},
-    {"weight_decay", 0.25},       {"loss_scale", 128.0},      {"data", "/data/train.mgrec"},
-    {"synthetic_source", "host"}, {"data_threads", 5},        {"staging_depth", 3},
-    {"seed", 9},                  {"skip_bad_images", true},  {"bucket_mb", 1.5},
-    {"overlap", false},           {"allreduce_dtype", "bf16"}, {"accum_steps", 4},
-    {"allreduce", "ps"},          {"nccl_algo", "tree"},      {"comm_timeout_s", 30.0},
-    {"transports", {"tcp", "local"}}, {"gloo_iface", "lo"},   {"json_path", "a.json"},
-    {"trace_path", "t.json"},     {"config_file", "c.json"},  {"command_line", "mgbench --steps 3"},
-    {"progress", false},          {"check", false},
-};
+const std::map<std::string, json>& kOther = test::other_config_values();
 
 std::string message_of(const json& j) {
   try {

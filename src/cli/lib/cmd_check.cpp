@@ -38,16 +38,7 @@ class CheckCommand : public Command {
     require_device_present(req.device);
     if (!model_.empty()) build_model(model_, 10);  // an unknown name is a usage error naming the choices
     req.model = model_;
-    for (const std::string& p : precisions_) {
-      bool found = false;
-      for (Precision q : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16}) {
-        if (p == precision_name(q)) {
-          req.precisions.push_back(q);
-          found = true;
-        }
-      }
-      if (!found) throw UsageError("--precision " + p + " is not one of: fp32, tf32, fp16, bf16");
-    }
+    for (const std::string& p : precisions_) req.precisions.push_back(kPrecisionNames.parse(p, "--precision"));
     const CheckReport rep = check::run_check(req);
     std::fputs(check::format_check_table(rep).c_str(), stdout);
     std::fflush(stdout);
