@@ -135,7 +135,7 @@ RunConfig config_from_json(const json& j, const std::string& where) {
 std::string config_fingerprint(const RunConfig& c) {
   std::string out;
   for (const ConfigField& f : run_config_fields())
-    if (f.fingerprint) out += std::string(f.key) + "=" + f.write(c).dump() + "\n";
+    if (f.fingerprint) out += std::string(f.key) + "=" + field_text(f, c) + "\n";
   return out;
 }
 
