@@ -1,6 +1,7 @@
 #include "models/layer_desc.h"
 
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 
@@ -45,12 +46,41 @@ std::string where(const ModelDesc& m, size_t i) {
   throw Error("invalid model description: " + where(m, i) + ": " + what);
 }
 
-const Shape& single_input(const ModelDesc& m, size_t i, const std::vector<Shape>& shapes, size_t rank) {
-  const LayerDesc& l = m.layers[i];
-  if (l.inputs.size() != 1) bad_model(m, i, "takes exactly one input");
-  const Shape& s = shapes[l.inputs[0]];
-  if (rank && s.rank() != rank) bad_model(m, i, "expects a " + std::to_string(rank) + "-D input, got " + s.str());
-  return s;
+std::vector<Shape> inputs_of(const LayerDesc& l, const std::vector<Shape>& shapes) {
+  std::vector<Shape> in;
+  for (int i : l.inputs) in.push_back(shapes[static_cast<size_t>(i)]);
+  return in;
+}
+
+// How many inputs a kind takes (Input: none, it is the network's).
+std::pair<size_t, size_t> input_range(LayerKind k) {
+  switch (k) {
+    case LayerKind::Input: return {0, 0};
+    case LayerKind::Add: return {2, 2};
+    case LayerKind::Concat: return {2, 1024};
+    default: return {1, 1};
+  }
+}
+
+std::string count_text(const LayerDesc& l, size_t n) {
+  const auto [lo, hi] = input_range(l.kind);
+  const std::string range = lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi);
+  return "layer " + l.name + " takes " + range + " input(s), got " + std::to_string(n);
+}
+
+// The rank a model must feed a kind: models flatten explicitly before a Linear and concat feature maps only,
+// where a backend layer on its own accepts more.
+size_t model_input_rank(LayerKind k) {
+  switch (k) {
+    case LayerKind::Conv:
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool:
+    case LayerKind::GlobalAvgPool:
+    case LayerKind::Flatten:
+    case LayerKind::Concat: return 4;
+    case LayerKind::Linear: return 2;
+    default: return 0;
+  }
 }
 
 bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vector<Shape>& shapes,
@@ -64,100 +94,165 @@ bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vect
     for (int in : l.inputs)
       if (in < 0 || static_cast<size_t>(in) >= i)
         bad_model(m, i, "input " + std::to_string(in) + " is not an earlier layer");
-    switch (l.kind) {
-      case LayerKind::Input:
-        if (i != 0) bad_model(m, i, "only layer 0 may be the input");
-        shapes.push_back(Shape{batch, 3, image_size, image_size});
-        break;
-      case LayerKind::Conv: {
-        const Shape& s = single_input(m, i, shapes, 4);
-        const ConvParams& c = l.conv;
-        if (c.groups < 1 || s.c() % c.groups || c.out_channels % c.groups || c.out_channels < 1)
-          bad_model(m, i, "channels " + std::to_string(s.c()) + "->" + std::to_string(c.out_channels) +
-                              " do not divide into " + std::to_string(c.groups) + " groups");
-        const int64_t h = window_out_size(s.h(), c.kh, c.stride_h, c.pad_h, false);
-        const int64_t w = window_out_size(s.w(), c.kw, c.stride_w, c.pad_w, false);
-        if (h < 1 || w < 1) {
-          fail = {Fit::TooSmall, where(m, i)};
-          return false;
-        }
-        shapes.push_back(Shape{s.n(), c.out_channels, h, w});
-        break;
-      }
-      case LayerKind::MaxPool:
-      case LayerKind::AvgPool: {
-        const Shape& s = single_input(m, i, shapes, 4);
-        const PoolParams& p = l.pool;
-        // torch rejects padding beyond half the window; cuDNN and oneDNN would compute something else.
-        if (2 * p.pad_h > p.kh || 2 * p.pad_w > p.kw) bad_model(m, i, "padding exceeds half the window");
-        const int64_t h = window_out_size(s.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
-        const int64_t w = window_out_size(s.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
-        if (h < 1 || w < 1) {
-          fail = {Fit::TooSmall, where(m, i)};
-          return false;
-        }
-        shapes.push_back(Shape{s.n(), s.c(), h, w});
-        break;
-      }
-      case LayerKind::BatchNorm:
-      case LayerKind::Relu:
-      case LayerKind::Dropout:
-      case LayerKind::LRN:
-        shapes.push_back(single_input(m, i, shapes, 0));
-        break;
-      case LayerKind::GlobalAvgPool: {
-        const Shape& s = single_input(m, i, shapes, 4);
-        shapes.push_back(Shape{s.n(), s.c()});
-        break;
-      }
-      case LayerKind::Flatten: {
-        const Shape& s = single_input(m, i, shapes, 4);
-        shapes.push_back(Shape{s.n(), s.c() * s.h() * s.w()});
-        break;
-      }
-      case LayerKind::Linear: {
-        const Shape& s = single_input(m, i, shapes, 2);
-        if (l.linear.out_features < 1) bad_model(m, i, "out_features must be positive");
-        if (l.linear.in_features > 0 && s.c() != l.linear.in_features) {
-          const Shape& pre = m.layers[l.inputs[0]].kind == LayerKind::Flatten
-                                 ? shapes[m.layers[l.inputs[0]].inputs[0]]
-                                 : s;
-          fail = {Fit::Mismatch, "its classifier takes " + std::to_string(l.linear.in_features) +
-                                     " features but this size gives " + std::to_string(s.c()) + " (a " +
-                                     std::to_string(pre.h()) + "x" + std::to_string(pre.w()) + " map)"};
-          return false;
-        }
-        shapes.push_back(Shape{s.n(), l.linear.out_features});
-        break;
-      }
-      case LayerKind::Add: {
-        if (l.inputs.size() != 2) bad_model(m, i, "add takes two inputs");
-        const Shape& a = shapes[l.inputs[0]];
-        const Shape& b = shapes[l.inputs[1]];
-        if (a != b) bad_model(m, i, "add of mismatched shapes " + a.str() + " and " + b.str());
-        shapes.push_back(a);
-        break;
-      }
-      case LayerKind::Concat: {
-        if (l.inputs.size() < 2) bad_model(m, i, "concat takes two or more inputs");
-        Shape out = shapes[l.inputs[0]];
-        if (out.rank() != 4) bad_model(m, i, "concat expects 4-D inputs");
-        int64_t channels = 0;
-        for (int in : l.inputs) {
-          const Shape& s = shapes[in];
-          if (s.rank() != 4 || s.n() != out.n() || s.h() != out.h() || s.w() != out.w())
-            bad_model(m, i, "concat of mismatched shapes " + out.str() + " and " + s.str());
-          channels += s.c();
-        }
-        shapes.push_back(Shape{out.n(), channels, out.h(), out.w()});
-        break;
+    if (l.kind == LayerKind::Input) {
+      if (i != 0) bad_model(m, i, "only layer 0 may be the input");
+      shapes.push_back(Shape{batch, 3, image_size, image_size});
+      continue;
+    }
+    const auto [lo, hi] = input_range(l.kind);
+    if (l.inputs.size() < lo || l.inputs.size() > hi) bad_model(m, i, count_text(l, l.inputs.size()));
+    const std::vector<Shape> in = inputs_of(l, shapes);
+    const size_t rank = model_input_rank(l.kind);
+    for (const Shape& s : in)
+      if (rank && s.rank() != rank) bad_model(m, i, "expects a " + std::to_string(rank) + "-D input, got " + s.str());
+    LayerShapes ls = layer_shapes(l, in);
+    switch (ls.fault) {
+      case LayerFault::None: break;
+      case LayerFault::Invalid: bad_model(m, i, ls.why);
+      case LayerFault::TooSmall: fail = {Fit::TooSmall, where(m, i)}; return false;
+      case LayerFault::Mismatch: {
+        const Shape& s = in[0];
+        const LayerDesc& src = m.layers[l.inputs[0]];
+        const Shape& pre = src.kind == LayerKind::Flatten ? shapes[src.inputs[0]] : s;
+        fail = {Fit::Mismatch, "its classifier takes " + std::to_string(l.linear.in_features) +
+                                   " features but this size gives " + std::to_string(s.c()) + " (a " +
+                                   std::to_string(pre.h()) + "x" + std::to_string(pre.w()) + " map)"};
+        return false;
       }
     }
+    shapes.push_back(std::move(ls.out));
   }
   return true;
 }
 
+LayerShapes fault(LayerFault f, std::string why) {
+  LayerShapes r;
+  r.fault = f;
+  r.why = std::move(why);
+  return r;
+}
+
+LayerShapes conv_shapes(const LayerDesc& d, const Shape& x) {
+  const ConvParams& c = d.conv;
+  const std::string where = "conv layer " + d.name + ": ";
+  if (x.rank() != 4) return fault(LayerFault::Invalid, where + "input " + x.str() + " must be {N,C,H,W}");
+  if (c.out_channels <= 0 || c.kh <= 0 || c.kw <= 0 || c.stride_h <= 0 || c.stride_w <= 0 || c.pad_h < 0 ||
+      c.pad_w < 0 || c.groups <= 0)
+    return fault(LayerFault::Invalid, where + "out_channels, kernel, stride and groups must be positive, padding >= 0");
+  if (x.c() % c.groups || c.out_channels % c.groups)
+    return fault(LayerFault::Invalid, where + "groups " + std::to_string(c.groups) + " must divide input channels " +
+                                          std::to_string(x.c()) + " and output channels " +
+                                          std::to_string(c.out_channels));
+  const int64_t oh = window_out_size(x.h(), c.kh, c.stride_h, c.pad_h, false);
+  const int64_t ow = window_out_size(x.w(), c.kw, c.stride_w, c.pad_w, false);
+  if (oh < 1 || ow < 1)
+    return fault(LayerFault::TooSmall, where + "input " + x.str() + " is smaller than the " + std::to_string(c.kh) +
+                                           "x" + std::to_string(c.kw) + " kernel");
+  LayerShapes r;
+  r.out = Shape{x.n(), c.out_channels, oh, ow};
+  r.params.push_back({"weight", Shape{c.out_channels, c.kh, c.kw, x.c() / c.groups}});  // OHWI
+  if (c.bias) r.params.push_back({"bias", Shape{c.out_channels}});
+  return r;
+}
+
+LayerShapes pool_shapes(const LayerDesc& d, const Shape& x) {
+  const std::string where = "pooling layer " + d.name + ": ";
+  if (x.rank() != 4) return fault(LayerFault::Invalid, where + "input " + x.str() + " must be {N,C,H,W}");
+  LayerShapes r;
+  if (d.kind == LayerKind::GlobalAvgPool) {
+    r.out = Shape{x.n(), x.c()};
+    return r;
+  }
+  const PoolParams& p = d.pool;
+  if (p.kh <= 0 || p.kw <= 0 || p.stride_h <= 0 || p.stride_w <= 0 || p.pad_h < 0 || p.pad_w < 0)
+    return fault(LayerFault::Invalid, where + "kernel and stride must be positive, padding >= 0");
+  // torch rejects padding beyond half the window; cuDNN and oneDNN would compute something else.
+  if (2 * p.pad_h > p.kh || 2 * p.pad_w > p.kw)
+    return fault(LayerFault::Invalid, where + "padding must be at most half the kernel size (as torch requires)");
+  const int64_t oh = window_out_size(x.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
+  const int64_t ow = window_out_size(x.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
+  if (oh < 1 || ow < 1)
+    return fault(LayerFault::TooSmall, where + "input " + x.str() + " is too small for the " + std::to_string(p.kh) +
+                                           "x" + std::to_string(p.kw) + " window");
+  r.out = Shape{x.n(), x.c(), oh, ow};
+  return r;
+}
+
+LayerShapes linear_shapes(const LayerDesc& d, const Shape& x) {
+  const LinearParams& l = d.linear;
+  if (l.out_features <= 0)
+    return fault(LayerFault::Invalid, "linear layer " + d.name + ": out_features must be positive, got " +
+                                          std::to_string(l.out_features));
+  const int64_t f = x.numel() / x.n();
+  if (l.in_features > 0 && f != l.in_features)
+    return fault(LayerFault::Mismatch, "linear layer " + d.name + ": expects " + std::to_string(l.in_features) +
+                                           " input features, got " + std::to_string(f) + " from input " + x.str());
+  LayerShapes r;
+  r.out = Shape{x.n(), l.out_features};
+  r.params.push_back({"weight", Shape{l.out_features, f}});
+  if (l.bias) r.params.push_back({"bias", Shape{l.out_features}});
+  return r;
+}
+
 }  // namespace
+
+LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
+  if (l.kind == LayerKind::Input)
+    return fault(LayerFault::Invalid, "layer " + l.name + ": Input is the network input, not a computed layer");
+  const auto [lo, hi] = input_range(l.kind);
+  if (in.size() < lo || in.size() > hi) return fault(LayerFault::Invalid, count_text(l, in.size()));
+  for (const Shape& s : in) {
+    if (s.rank() != 2 && s.rank() != 4)
+      return fault(LayerFault::Invalid,
+                   "layer " + l.name + ": input shape " + s.str() + " is neither {N,C,H,W} nor {N,F}");
+    for (int64_t v : s.dims)
+      if (v <= 0)
+        return fault(LayerFault::Invalid, "layer " + l.name + ": input shape " + s.str() + " has a non-positive size");
+  }
+  const Shape& x = in[0];
+  LayerShapes r;
+  switch (l.kind) {
+    case LayerKind::Conv: return conv_shapes(l, x);
+    case LayerKind::MaxPool:
+    case LayerKind::AvgPool:
+    case LayerKind::GlobalAvgPool: return pool_shapes(l, x);
+    case LayerKind::Linear: return linear_shapes(l, x);
+    case LayerKind::BatchNorm:
+      if (!(l.bn.eps > 0) || !(l.bn.momentum >= 0 && l.bn.momentum <= 1))
+        return fault(LayerFault::Invalid, "batch-norm layer " + l.name + ": eps must be > 0 and momentum in [0, 1]");
+      r.params = {{"gamma", Shape{x.c()}}, {"beta", Shape{x.c()}}};
+      r.out = x;
+      return r;
+    case LayerKind::Dropout:
+      if (!(l.dropout.p >= 0.f && l.dropout.p < 1.f))
+        return fault(LayerFault::Invalid, "dropout layer " + l.name + ": p must be in [0, 1), got " +
+                                              std::to_string(l.dropout.p));
+      r.out = x;
+      return r;
+    case LayerKind::Relu:
+    case LayerKind::LRN: r.out = x; return r;
+    case LayerKind::Flatten: r.out = Shape{x.n(), x.numel() / x.n()}; return r;
+    case LayerKind::Add:
+      if (in[0] != in[1])
+        return fault(LayerFault::Invalid, "add layer " + l.name + ": inputs differ in shape, " + in[0].str() + " vs " +
+                                              in[1].str());
+      r.out = x;
+      return r;
+    case LayerKind::Concat: {
+      int64_t channels = 0;
+      for (const Shape& s : in) {
+        if (s.rank() != x.rank() || s.n() != x.n() || s.h() != x.h() || s.w() != x.w())
+          return fault(LayerFault::Invalid, "concat layer " + l.name + ": inputs must agree in all but channels, " +
+                                                x.str() + " vs " + s.str());
+        channels += s.c();
+      }
+      r.out = x.rank() == 4 ? Shape{x.n(), channels, x.h(), x.w()} : Shape{x.n(), channels};
+      return r;
+    }
+    case LayerKind::Input: break;
+  }
+  return fault(LayerFault::Invalid, "layer " + l.name + ": unknown layer kind");
+}
 
 std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image_size) {
   if (batch < 1) throw UsageError("--batch-size " + std::to_string(batch) + " must be at least 1");
@@ -180,37 +275,25 @@ std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image
 }
 
 std::vector<ParamShape> layer_params(const LayerDesc& l, const std::vector<Shape>& in_shapes) {
-  switch (l.kind) {
-    case LayerKind::Conv: {
-      MG_ENSURE(in_shapes.size() == 1 && in_shapes[0].rank() == 4, "conv '" + l.name + "' needs one 4-D input");
-      const ConvParams& c = l.conv;
-      std::vector<ParamShape> p{{"weight", Shape{c.out_channels, c.kh, c.kw, in_shapes[0].c() / c.groups}}};
-      if (c.bias) p.push_back({"bias", Shape{c.out_channels}});
-      return p;
-    }
-    case LayerKind::BatchNorm: {
-      MG_ENSURE(in_shapes.size() == 1, "batchnorm '" + l.name + "' needs one input");
-      const int64_t c = in_shapes[0].c();
-      return {{"gamma", Shape{c}}, {"beta", Shape{c}}};
-    }
-    case LayerKind::Linear: {
-      MG_ENSURE(in_shapes.size() == 1 && in_shapes[0].rank() == 2, "linear '" + l.name + "' needs one 2-D input");
-      std::vector<ParamShape> p{{"weight", Shape{l.linear.out_features, in_shapes[0].c()}}};
-      if (l.linear.bias) p.push_back({"bias", Shape{l.linear.out_features}});
-      return p;
-    }
-    default:
-      return {};
-  }
+  if (l.kind != LayerKind::Conv && l.kind != LayerKind::BatchNorm && l.kind != LayerKind::Linear) return {};
+  LayerShapes r = layer_shapes(l, in_shapes);
+  if (r.fault != LayerFault::None) throw UsageError(r.why);
+  return std::move(r.params);
 }
 
-namespace {
-std::vector<Shape> inputs_of(const LayerDesc& l, const std::vector<Shape>& shapes) {
-  std::vector<Shape> in;
-  for (int i : l.inputs) in.push_back(shapes[i]);
-  return in;
+LayerDesc conv_layer(const std::string& name, int64_t out_channels, int64_t k, int64_t stride, int64_t pad,
+                     int64_t groups, bool bias) {
+  LayerDesc l;
+  l.kind = LayerKind::Conv;
+  l.name = name;
+  l.conv.out_channels = out_channels;
+  l.conv.kh = l.conv.kw = k;
+  l.conv.stride_h = l.conv.stride_w = stride;
+  l.conv.pad_h = l.conv.pad_w = pad;
+  l.conv.groups = groups;
+  l.conv.bias = bias;
+  return l;
 }
-}  // namespace
 
 int64_t count_params(const ModelDesc& m, int64_t image_size) {
   const std::vector<Shape> shapes = infer_shapes(m, 1, image_size);
@@ -244,10 +327,7 @@ int64_t window_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool
 }
 
 void check_layer_inputs(const LayerDesc& l, size_t n) {
-  size_t lo = 1, hi = 1;
   switch (l.kind) {
-    case LayerKind::Add: lo = hi = 2; break;
-    case LayerKind::Concat: lo = 2; hi = 1024; break;
     case LayerKind::Input:
       throw UsageError("layer " + l.name + ": Input is the network input, not a computed layer");
     case LayerKind::LRN:
@@ -255,10 +335,8 @@ void check_layer_inputs(const LayerDesc& l, size_t n) {
                        "MaxPool, AvgPool, GlobalAvgPool, Flatten, Linear, Add, Concat, Dropout)");
     default: break;
   }
-  if (n < lo || n > hi) {
-    throw UsageError("layer " + l.name + " takes " + (lo == hi ? std::to_string(lo) : std::to_string(lo) + ".." + std::to_string(hi)) +
-                     " input(s), got " + std::to_string(n));
-  }
+  const auto [lo, hi] = input_range(l.kind);
+  if (n < lo || n > hi) throw UsageError(count_text(l, n));
 }
 
 }  // namespace mg

@@ -91,8 +91,32 @@ struct ModelDesc {
 // for the network (a spatial dimension would reach zero).
 std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image_size);
 
-// Parameter tensors of a layer given its input shapes (empty for parameter-free layers).
+// What one layer makes of its input shapes: the single definition of output and parameter shapes, which
+// infer_shapes applies to every layer of a model and both backends build their layers from. A fault names
+// the layer ("conv layer c1: ...") and each caller reports it in its own terms (a backend as UsageError,
+// infer_shapes as a broken model description or an image size that does not fit). Inputs may be {N,C,H,W} or
+// {N,F}; a Linear reads a 4-D input as its flattened NHWC memory.
+enum class LayerFault {
+  None,
+  Invalid,   // parameters or inputs that make no layer
+  TooSmall,  // a conv/pool window no longer fits the input
+  Mismatch,  // a Linear with fixed in_features given another feature count
+};
+struct LayerShapes {
+  Shape out;
+  std::vector<ParamShape> params;  // canonical layouts, empty for parameter-free layers
+  LayerFault fault = LayerFault::None;
+  std::string why;
+};
+LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in_shapes);
+
+// Parameter tensors of a layer given its input shapes: layer_shapes(...).params, UsageError on a fault; empty
+// for parameter-free kinds.
 std::vector<ParamShape> layer_params(const LayerDesc& l, const std::vector<Shape>& in_shapes);
+
+// A square conv layer: out channels, k x k kernel, stride, padding, groups, optional bias.
+LayerDesc conv_layer(const std::string& name, int64_t out_channels, int64_t k, int64_t stride, int64_t pad,
+                     int64_t groups = 1, bool bias = false);
 
 // torch's output size of a conv/pool window along one dimension (ceil_mode drops a last window that would
 // start in the right padding); <= 0 means the window no longer fits. Backends size their outputs with it too.

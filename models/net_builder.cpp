@@ -25,23 +25,12 @@ int NetBuilder::push(LayerDesc l, std::vector<int> inputs) {
 
 int NetBuilder::conv(int in, const std::string& name, int64_t out_channels, int64_t k, int64_t stride, int64_t pad,
                      bool bias) {
-  LayerDesc l;
-  l.kind = LayerKind::Conv;
-  l.name = name;
-  l.conv.out_channels = out_channels;
-  l.conv.kh = l.conv.kw = k;
-  l.conv.stride_h = l.conv.stride_w = stride;
-  l.conv.pad_h = l.conv.pad_w = pad;
-  l.conv.bias = bias;
-  return push(std::move(l), {in});
+  return push(conv_layer(name, out_channels, k, stride, pad, 1, bias), {in});
 }
 
 int NetBuilder::conv2(int in, const std::string& name, int64_t out_channels, int64_t kh, int64_t kw, int64_t pad_h,
                       int64_t pad_w) {
-  LayerDesc l;
-  l.kind = LayerKind::Conv;
-  l.name = name;
-  l.conv.out_channels = out_channels;
+  LayerDesc l = conv_layer(name, out_channels, 1, 1, 0);
   l.conv.kh = kh;
   l.conv.kw = kw;
   l.conv.pad_h = pad_h;

@@ -105,18 +105,6 @@ LayerRun run_layer(Backend& be, const LayerCase& c, Precision p, const Inputs& i
   return r;
 }
 
-LayerDesc conv(int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t groups, bool bias) {
-  LayerDesc d;
-  d.kind = LayerKind::Conv;
-  d.conv.out_channels = out;
-  d.conv.kh = d.conv.kw = k;
-  d.conv.stride_h = d.conv.stride_w = stride;
-  d.conv.pad_h = d.conv.pad_w = pad;
-  d.conv.groups = groups;
-  d.conv.bias = bias;
-  return d;
-}
-
 LayerDesc pool(LayerKind kind, int64_t k, int64_t stride, int64_t pad, bool ceil) {
   LayerDesc d;
   d.kind = kind;
@@ -134,28 +122,7 @@ LayerDesc simple(LayerKind kind) {
 }
 
 // The output shape of a case (what infer_shapes computes for a model, for a layer with free-standing inputs).
-Shape output_shape(const LayerCase& c) {
-  const Shape& x = c.shapes[0];
-  const LayerDesc& d = c.desc;
-  switch (d.kind) {
-    case LayerKind::Conv:
-      return Shape{x.n(), d.conv.out_channels, window_out_size(x.h(), d.conv.kh, d.conv.stride_h, d.conv.pad_h, false),
-                   window_out_size(x.w(), d.conv.kw, d.conv.stride_w, d.conv.pad_w, false)};
-    case LayerKind::MaxPool:
-    case LayerKind::AvgPool:
-      return Shape{x.n(), x.c(), window_out_size(x.h(), d.pool.kh, d.pool.stride_h, d.pool.pad_h, d.pool.ceil_mode),
-                   window_out_size(x.w(), d.pool.kw, d.pool.stride_w, d.pool.pad_w, d.pool.ceil_mode)};
-    case LayerKind::GlobalAvgPool: return Shape{x.n(), x.c()};
-    case LayerKind::Flatten: return Shape{x.n(), x.c() * x.h() * x.w()};
-    case LayerKind::Linear: return Shape{x.n(), d.linear.out_features};
-    case LayerKind::Concat: {
-      int64_t ch = 0;
-      for (const Shape& s : c.shapes) ch += s.c();
-      return Shape{x.n(), ch, x.h(), x.w()};
-    }
-    default: return x;
-  }
-}
+Shape output_shape(const LayerCase& c) { return layer_shapes(c.desc, c.shapes).out; }
 
 LayerCase make_case(const std::string& name, LayerDesc d, std::vector<Shape> shapes, bool distinct = false) {
   d.name = name;
@@ -172,10 +139,10 @@ std::vector<LayerCase> all_layer_cases() {
   fc_nobias.linear.bias = false;
   drop.dropout.p = 0.3f;
   return {
-      make_case("conv3x3_s1", conv(16, 3, 1, 1, 1, false), {Shape{2, 8, 6, 6}}),
-      make_case("conv7x7_s2_bias", conv(8, 7, 2, 3, 1, true), {Shape{2, 3, 12, 12}}),
-      make_case("conv1x1_s2", conv(16, 1, 2, 0, 1, false), {Shape{2, 16, 5, 5}}),
-      make_case("conv3x3_g4", conv(8, 3, 1, 1, 4, false), {Shape{2, 8, 6, 6}}),
+      make_case("conv3x3_s1", conv_layer("", 16, 3, 1, 1), {Shape{2, 8, 6, 6}}),
+      make_case("conv7x7_s2_bias", conv_layer("", 8, 7, 2, 3, 1, true), {Shape{2, 3, 12, 12}}),
+      make_case("conv1x1_s2", conv_layer("", 16, 1, 2, 0), {Shape{2, 16, 5, 5}}),
+      make_case("conv3x3_g4", conv_layer("", 8, 3, 1, 1, 4), {Shape{2, 8, 6, 6}}),
       make_case("batchnorm", simple(LayerKind::BatchNorm), {Shape{4, 16, 4, 4}}),
       make_case("batchnorm_odd", simple(LayerKind::BatchNorm), {Shape{2, 6, 5, 5}}),
       make_case("relu", simple(LayerKind::Relu), {Shape{2, 8, 5, 5}}),

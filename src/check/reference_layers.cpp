@@ -223,21 +223,11 @@ ReferenceRun reference_layer(const LayerDesc& d, const std::vector<Shape>& shape
   MG_ENSURE(in.size() == shapes.size(), "reference_layer: one input vector per shape");
   const Shape& xs = shapes[0];
   switch (d.kind) {
-    case LayerKind::Conv: {
-      const Shape ys{xs.n(), d.conv.out_channels,
-                     window_out_size(xs.h(), d.conv.kh, d.conv.stride_h, d.conv.pad_h, false),
-                     window_out_size(xs.w(), d.conv.kw, d.conv.stride_w, d.conv.pad_w, false)};
-      return conv(d, xs, ys, in[0], params, dout);
-    }
+    case LayerKind::Conv: return conv(d, xs, layer_shapes(d, shapes).out, in[0], params, dout);
     case LayerKind::Linear: return linear(d, xs, in[0], params, dout);
     case LayerKind::BatchNorm: return batchnorm(d, xs, in[0], params, dout);
     case LayerKind::MaxPool:
-    case LayerKind::AvgPool: {
-      const PoolParams& q = d.pool;
-      const Shape ys{xs.n(), xs.c(), window_out_size(xs.h(), q.kh, q.stride_h, q.pad_h, q.ceil_mode),
-                     window_out_size(xs.w(), q.kw, q.stride_w, q.pad_w, q.ceil_mode)};
-      return pool(d, xs, ys, in[0], dout);
-    }
+    case LayerKind::AvgPool: return pool(d, xs, layer_shapes(d, shapes).out, in[0], dout);
     case LayerKind::GlobalAvgPool: return global_avg_pool(xs, in[0], dout);
     case LayerKind::Relu: {
       ReferenceRun r;

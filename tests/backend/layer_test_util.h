@@ -35,18 +35,6 @@ inline LayerDesc make_desc(LayerKind k, const std::string& name = "t") {
   return d;
 }
 
-// Square conv: o outputs, k x k kernel, stride s, padding p, g groups.
-inline LayerDesc conv_desc(int64_t o, int64_t k, int64_t s, int64_t p, int64_t g, bool bias) {
-  LayerDesc d = make_desc(LayerKind::Conv, "conv");
-  d.conv.out_channels = o;
-  d.conv.kh = d.conv.kw = k;
-  d.conv.stride_h = d.conv.stride_w = s;
-  d.conv.pad_h = d.conv.pad_w = p;
-  d.conv.groups = g;
-  d.conv.bias = bias;
-  return d;
-}
-
 // A layer plus fp32 host storage for its inputs, output, parameters and gradients (CPU "device" memory is host
 // memory, so plain vectors work). Activations are kept as fp32 here and converted when the layer runs bf16.
 struct LayerRig {

@@ -193,9 +193,7 @@ TEST_CASE("cpu peak memory counts device allocations and layer workspaces") {
   be.reset_peak_memory();
   CHECK(be.peak_memory_bytes() == base);
 
-  LayerDesc d = make_desc(LayerKind::Conv, "conv");
-  d.conv.out_channels = 64;
-  d.conv.kh = d.conv.kw = 3;
+  const LayerDesc d = conv_layer("conv", 64, 3, 1, 0);
   const size_t weights = 64 * 64 * 9 * sizeof(float);
   size_t with_layer = 0;
   {

@@ -33,11 +33,7 @@ double time_ours(const StackSpec& s, int64_t batch, int iters) {
   std::vector<std::unique_ptr<LayerOp>> ops;
   std::vector<Shape> shapes{Shape{batch, s.in_c, s.hw, s.hw}};
   for (const Conv& c : convs) {
-    LayerDesc d = make_desc(LayerKind::Conv, "conv");
-    d.conv.out_channels = c.o;
-    d.conv.kh = d.conv.kw = c.k;
-    d.conv.stride_h = d.conv.stride_w = c.stride;
-    d.conv.pad_h = d.conv.pad_w = c.pad;
+    const LayerDesc d = conv_layer("conv", c.o, c.k, c.stride, c.pad);
     for (LayerKind k : {LayerKind::Conv, LayerKind::BatchNorm, LayerKind::Relu}) {
       LayerDesc l = k == LayerKind::Conv ? d : make_desc(k, "l");
       ops.push_back(be.create_layer(l, {shapes.back()}, {}));

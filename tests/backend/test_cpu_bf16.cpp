@@ -48,11 +48,7 @@ TEST_CASE("cpu bf16 layers agree with fp32 within bf16 tolerance") {
     return;
   }
   const Shape s{2, 16, 6, 6};
-  LayerDesc conv = make_desc(LayerKind::Conv, "conv");
-  conv.conv.out_channels = 32;
-  conv.conv.kh = conv.conv.kw = 3;
-  conv.conv.pad_h = conv.conv.pad_w = 1;
-  conv.conv.bias = true;
+  const LayerDesc conv = conv_layer("conv", 32, 3, 1, 1, 1, true);
   LayerDesc dw = conv;
   dw.conv.out_channels = 16;
   dw.conv.groups = 16;

@@ -40,7 +40,7 @@ TEST_CASE("cpu conv backward matches finite differences") {
   };
   for (const Case& c : cases) {
     INFO("input " << c.in.str() << " out " << c.o << " k" << c.k << " s" << c.s << " p" << c.p << " g" << c.g);
-    LayerRig rig(conv_desc(c.o, c.k, c.s, c.p, c.g, c.bias), {c.in});
+    LayerRig rig(conv_layer("conv", c.o, c.k, c.s, c.p, c.g, c.bias), {c.in});
     check_gradients(rig, kH, kAtol, kRtol);
   }
 }
@@ -108,7 +108,7 @@ TEST_CASE("cpu backward skips inputs whose din is null") {
   CHECK(std::any_of(cat.dx[1].begin(), cat.dx[1].end(), [](float v) { return v != 0.f; }));
 
   // A conv on the network input still produces its weight gradient.
-  LayerRig conv(conv_desc(4, 3, 1, 1, 1, true), {s});
+  LayerRig conv(conv_layer("conv", 4, 3, 1, 1, 1, true), {s});
   conv.forward();
   conv.dx[0].assign(conv.dx[0].size(), 42.f);
   conv.backward(random_vec(conv.y.size(), 4), false, {false});
@@ -128,8 +128,8 @@ TEST_CASE("cpu backward skips inputs whose din is null") {
 TEST_CASE("cpu parameter gradients overwrite, or add with accumulate_param_grads") {
   LayerDesc fc = make_desc(LayerKind::Linear, "fc");
   fc.linear.out_features = 6;
-  const std::vector<std::pair<LayerDesc, Shape>> layers{{conv_desc(8, 3, 1, 1, 1, true), Shape{2, 4, 5, 5}},
-                                                        {conv_desc(8, 3, 2, 1, 4, false), Shape{2, 8, 5, 5}},
+  const std::vector<std::pair<LayerDesc, Shape>> layers{{conv_layer("conv", 8, 3, 1, 1, 1, true), Shape{2, 4, 5, 5}},
+                                                        {conv_layer("conv", 8, 3, 2, 1, 4, false), Shape{2, 8, 5, 5}},
                                                         {fc, Shape{3, 9}},
                                                         {make_desc(LayerKind::BatchNorm, "bn"), Shape{2, 4, 3, 3}}};
   for (const auto& [d, s] : layers) {

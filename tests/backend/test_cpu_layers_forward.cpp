@@ -45,7 +45,7 @@ TEST_CASE("cpu conv forward matches a plain loop (stride, padding, groups, depth
       {{2, 16, 5, 5}, 32, 3, 2, 1, 1, false},
   };
   for (const Case& c : cases) {
-    LayerDesc d = conv_desc(c.o, c.k, c.s, c.p, c.g, c.bias);
+    LayerDesc d = conv_layer("conv", c.o, c.k, c.s, c.p, c.g, c.bias);
     LayerRig rig(d, {c.in});
     const Shape ys = rig.op->output_shape();
     INFO("input " << c.in.str() << " out " << c.o << " k" << c.k << " s" << c.s << " p" << c.p << " g" << c.g);
@@ -206,8 +206,8 @@ TEST_CASE("cpu relu, add, flatten and concat forward") {
 TEST_CASE("cpu layers reject bad descriptions with a usage error") {
   CHECK_THROWS_AS(backend().create_layer(make_desc(LayerKind::Input), {Shape{1, 3, 4, 4}}, {}), UsageError);
   CHECK_THROWS_AS(backend().create_layer(make_desc(LayerKind::LRN), {Shape{1, 3, 4, 4}}, {}), UsageError);
-  CHECK_THROWS_AS(backend().create_layer(conv_desc(4, 3, 1, 1, 2, false), {Shape{1, 3, 4, 4}}, {}), UsageError);
-  CHECK_THROWS_AS(backend().create_layer(conv_desc(4, 7, 1, 0, 1, false), {Shape{1, 3, 4, 4}}, {}), UsageError);
+  CHECK_THROWS_AS(backend().create_layer(conv_layer("conv", 4, 3, 1, 1, 2, false), {Shape{1, 3, 4, 4}}, {}), UsageError);
+  CHECK_THROWS_AS(backend().create_layer(conv_layer("conv", 4, 7, 1, 0, 1, false), {Shape{1, 3, 4, 4}}, {}), UsageError);
   CHECK_THROWS_AS(backend().create_layer(make_desc(LayerKind::Add), {Shape{1, 3, 4, 4}, Shape{1, 3, 4, 5}}, {}),
                   UsageError);
   CHECK_THROWS_AS(backend().create_layer(make_desc(LayerKind::Add), {Shape{1, 3, 4, 4}}, {}), UsageError);

@@ -79,11 +79,8 @@ TEST_CASE("reference: average pooling divides ceil-mode edge windows as torch do
 }
 
 TEST_CASE("reference: a 2x2 convolution and a linear layer by hand", "[check][reference]") {
-  LayerDesc c = kind(LayerKind::Conv);
+  LayerDesc c = conv_layer("t", 1, 2, 1, 0, 1, true);
   c.inputs = {0};
-  c.conv.out_channels = 1;
-  c.conv.kh = c.conv.kw = 2;
-  c.conv.bias = true;
   // x = [[1,2],[3,4]] (one channel), w = [[1,0],[0,1]], b = 0.5: y = 1 + 4 + 0.5.
   ReferenceRun r = reference_layer(c, {Shape{1, 1, 2, 2}}, {{1, 2, 3, 4}}, {{1, 0, 0, 1}, {0.5f}}, {2.0f}, 0);
   REQUIRE(r.out.size() == 1);

@@ -10,20 +10,6 @@ using namespace gputest;
 
 namespace {
 
-LayerDesc conv(const std::string& name, int64_t out, int64_t k, int64_t stride, int64_t pad, int64_t groups,
-               bool bias) {
-  LayerDesc d;
-  d.kind = LayerKind::Conv;
-  d.name = name;
-  d.conv.out_channels = out;
-  d.conv.kh = d.conv.kw = k;
-  d.conv.stride_h = d.conv.stride_w = stride;
-  d.conv.pad_h = d.conv.pad_w = pad;
-  d.conv.groups = groups;
-  d.conv.bias = bias;
-  return d;
-}
-
 LayerDesc simple(LayerKind kind, const std::string& name) {
   LayerDesc d;
   d.kind = kind;
@@ -50,16 +36,16 @@ TEST_CASE("a first layer and a forward-only layer search only the passes they ru
   LayerOptions first, fwd_only;
   first.input_grad = false;
   fwd_only.backward = false;
-  auto a = gpu().create_layer(conv("first", 8, 7, 2, 3, 1, false), {Shape{2, 3, 16, 16}}, first);
-  auto b = gpu().create_layer(conv("fwd_only", 8, 3, 1, 1, 1, false), {Shape{2, 8, 8, 8}}, fwd_only);
+  auto a = gpu().create_layer(conv_layer("first", 8, 7, 2, 3), {Shape{2, 3, 16, 16}}, first);
+  auto b = gpu().create_layer(conv_layer("fwd_only", 8, 3, 1, 1), {Shape{2, 8, 8, 8}}, fwd_only);
   CHECK(a->output_shape() == Shape{2, 8, 8, 8});
   CHECK(b->output_shape() == Shape{2, 8, 8, 8});
 }
 
 TEST_CASE("CUDA layers reject bad configurations with one-line usage errors", "[gpu][layers]") {
   LayerOptions o;
-  CHECK_THROWS_AS(gpu().create_layer(conv("bad_groups", 6, 3, 1, 1, 4, false), {Shape{1, 8, 5, 5}}, o), UsageError);
-  CHECK_THROWS_AS(gpu().create_layer(conv("too_small", 4, 7, 1, 0, 1, false), {Shape{1, 3, 4, 4}}, o), UsageError);
+  CHECK_THROWS_AS(gpu().create_layer(conv_layer("bad_groups", 6, 3, 1, 1, 4), {Shape{1, 8, 5, 5}}, o), UsageError);
+  CHECK_THROWS_AS(gpu().create_layer(conv_layer("too_small", 4, 7, 1, 0), {Shape{1, 3, 4, 4}}, o), UsageError);
   CHECK_THROWS_AS(gpu().create_layer(simple(LayerKind::Add, "add_mismatch"), {Shape{1, 2, 3, 3}, Shape{1, 2, 4, 4}}, o),
                   UsageError);
   CHECK_THROWS_AS(gpu().create_layer(simple(LayerKind::LRN, "lrn"), {Shape{1, 2, 3, 3}}, o), UsageError);

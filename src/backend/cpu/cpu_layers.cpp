@@ -1,4 +1,4 @@
-// The CPU layer factory and the plumbing every oneDNN layer shares (see cpu_layers.h).
+// The CPU layer table and the plumbing every oneDNN layer shares (see cpu_layers.h).
 #include "backend/cpu/cpu_layers.h"
 
 #include <omp.h>
@@ -45,42 +45,7 @@ memory::desc act_desc(const Shape& s, DType t) { return memory::desc(act_dims(s)
 
 CpuLayer::CpuLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes,
                    const LayerOptions& opt)
-    : be_(be), desc_(d), in_shapes_(in_shapes), dt_(cpu_activation_dtype(opt.precision, d.name)), opt_(opt) {
-  for (const Shape& s : in_shapes_) {
-    if (s.rank() != 2 && s.rank() != 4) {
-      throw UsageError("layer " + d.name + ": input shape " + s.str() + " is neither {N,C,H,W} nor {N,F}");
-    }
-    for (int64_t v : s.dims) {
-      if (v <= 0) throw UsageError("layer " + d.name + ": input shape " + s.str() + " has a non-positive size");
-    }
-  }
-}
-
-void CpuLayer::bind(const std::vector<float*>& params, const std::vector<float*>& grads) {
-  MG_ENSURE(params.size() == param_shapes_.size() && grads.size() == param_shapes_.size(),
-            "layer " + desc_.name + ": bind() got " + std::to_string(params.size()) + " params and " +
-                std::to_string(grads.size()) + " grads, expected " + std::to_string(param_shapes_.size()));
-  for (size_t i = 0; i < params.size(); ++i) {
-    MG_ENSURE(params[i] && grads[i], "layer " + desc_.name + ": null parameter or gradient storage");
-  }
-  params_ = params;
-  grads_ = grads;
-}
-
-void CpuLayer::check_bound() const {
-  MG_ENSURE(params_.size() == param_shapes_.size(), "layer " + desc_.name + ": used before bind()");
-}
-
-void CpuLayer::check_io(const std::vector<Tensor>& in, const Tensor& out) const {
-  MG_ENSURE(in.size() == in_shapes_.size(), "layer " + desc_.name + ": wrong number of inputs");
-  for (size_t i = 0; i < in.size(); ++i) {
-    MG_ENSURE(in[i].numel() == in_shapes_[i].numel() && in[i].dtype == dt_,
-              "layer " + desc_.name + ": input " + std::to_string(i) + " is " + in[i].shape.str() + " " +
-                  dtype_name(in[i].dtype) + ", expected " + in_shapes_[i].str() + " " + dtype_name(dt_));
-  }
-  MG_ENSURE(out.numel() == out_shape_.numel() && out.dtype == dt_,
-            "layer " + desc_.name + ": output is " + out.shape.str() + ", expected " + out_shape_.str());
-}
+    : LayerBase(d, in_shapes, opt, cpu_activation_dtype(opt.precision, d.name)), be_(be) {}
 
 dnnl::primitive_attr CpuLayer::attr() {
   dnnl::primitive_attr a;
@@ -131,24 +96,9 @@ void store_or_add(float* dst, const float* src, int64_t n, bool accumulate) {
 
 std::unique_ptr<LayerOp> create_cpu_layer(CpuBackend& be, const LayerDesc& desc,
                                           const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
-  check_layer_inputs(desc, in_shapes.size());
-  switch (desc.kind) {
-    case LayerKind::Conv: return cpu::make_conv(be, desc, in_shapes, opt);
-    case LayerKind::Linear: return cpu::make_linear(be, desc, in_shapes, opt);
-    case LayerKind::BatchNorm: return cpu::make_batchnorm(be, desc, in_shapes, opt);
-    case LayerKind::Relu: return cpu::make_relu(be, desc, in_shapes, opt);
-    case LayerKind::MaxPool:
-    case LayerKind::AvgPool:
-    case LayerKind::GlobalAvgPool: return cpu::make_pool(be, desc, in_shapes, opt);
-    case LayerKind::Flatten: return cpu::make_flatten(be, desc, in_shapes, opt);
-    case LayerKind::Add: return cpu::make_add(be, desc, in_shapes, opt);
-    case LayerKind::Concat: return cpu::make_concat(be, desc, in_shapes, opt);
-    case LayerKind::Dropout: return cpu::make_dropout(be, desc, in_shapes, opt);
-    case LayerKind::Input:
-    case LayerKind::LRN:
-      break;  // rejected by check_layer_inputs
-  }
-  throw UsageError("layer " + desc.name + ": unknown layer kind");
+  static const LayerRows<CpuBackend> table = join_families<CpuBackend>(
+      {cpu::conv_layers, cpu::linear_layers, cpu::norm_layers, cpu::pool_layers, cpu::misc_layers});
+  return create_layer_from(table, be, desc, in_shapes, opt);
 }
 
 }  // namespace mg

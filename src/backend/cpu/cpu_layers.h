@@ -16,6 +16,7 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "backend/device_buffer.h"
+#include "backend/layer_base.h"
 #include "core/error.h"
 
 namespace mg::cpu {
@@ -37,13 +38,11 @@ memory::dims act_dims(const Shape& s);
 // Layer-owned allocations come from the backend, so peak memory sees them.
 using Buffer = DeviceBuffer;
 
-// Base of every CPU layer: parameter binding, scratchpad, and a checked execute-and-wait.
-class CpuLayer : public LayerOp {
+// Base of every CPU layer: LayerBase (shapes, checks, binding) plus the scratchpad and a checked
+// execute-and-wait.
+class CpuLayer : public LayerBase {
  public:
   CpuLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes, const LayerOptions& opt);
-  Shape output_shape() const override { return out_shape_; }
-  std::vector<ParamShape> params() const override { return param_shapes_; }
-  void bind(const std::vector<float*>& params, const std::vector<float*>& grads) override;
 
  protected:
   // Attributes every primitive descriptor is created with (user scratchpad).
@@ -54,7 +53,6 @@ class CpuLayer : public LayerOp {
   void allocate_scratch();
   // Runs a primitive with the scratchpad added and waits for it.
   void run(dnnl::primitive& p, Args args);
-  void check_bound() const;
   // A memory object over p; by default with no storage yet, the handle then being set per call.
   dnnl::memory mem(const memory::desc& md, void* p = DNNL_MEMORY_NONE) const {
     dnnl::memory m;
@@ -62,16 +60,8 @@ class CpuLayer : public LayerOp {
     return m;
   }
   static void set(dnnl::memory& m, const void* p) { MG_CHECK_DNNL(m.set_data_handle(const_cast<void*>(p))); }
-  void check_io(const std::vector<Tensor>& in, const Tensor& out) const;
 
   CpuBackend& be_;
-  LayerDesc desc_;
-  std::vector<Shape> in_shapes_;
-  Shape out_shape_;
-  DType dt_;  // activation dtype
-  LayerOptions opt_;
-  std::vector<ParamShape> param_shapes_;
-  std::vector<float*> params_, grads_;
   size_t scratch_bytes_ = 0;
   dnnl::memory scratch_mem_;  // over CpuBackend::scratchpad(), set per call
 };
@@ -82,25 +72,12 @@ void parallel_copy(void* dst, const void* src, size_t bytes);
 void store_or_add(float* dst, const float* src, int64_t n, bool accumulate);
 
 
-// Factories, one per layer family.
-std::unique_ptr<LayerOp> make_conv(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt);
-std::unique_ptr<LayerOp> make_linear(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                     const LayerOptions& opt);
-std::unique_ptr<LayerOp> make_batchnorm(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                        const LayerOptions& opt);
-std::unique_ptr<LayerOp> make_pool(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt);  // MaxPool, AvgPool, GlobalAvgPool
-std::unique_ptr<LayerOp> make_relu(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt);
-std::unique_ptr<LayerOp> make_add(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                  const LayerOptions& opt);
-std::unique_ptr<LayerOp> make_concat(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                     const LayerOptions& opt);
-std::unique_ptr<LayerOp> make_flatten(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                      const LayerOptions& opt);
-std::unique_ptr<LayerOp> make_dropout(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                      const LayerOptions& opt);
+// Each layer family's rows of the CPU layer table (cpu_layers.cpp joins them).
+LayerRows<CpuBackend> conv_layers();
+LayerRows<CpuBackend> linear_layers();
+LayerRows<CpuBackend> norm_layers();
+LayerRows<CpuBackend> pool_layers();  // MaxPool, AvgPool, GlobalAvgPool
+LayerRows<CpuBackend> misc_layers();  // Relu, Add, Concat, Flatten, Dropout
 
 }  // namespace mg::cpu
 

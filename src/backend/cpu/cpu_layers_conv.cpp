@@ -13,26 +13,7 @@ class ConvLayer final : public WeightedLayer {
       : WeightedLayer(be, d, in, opt) {
     const ConvParams& c = d.conv;
     const Shape& x = in_shapes_[0];
-    const std::string where = "conv layer " + d.name + ": ";
-    if (x.rank() != 4) throw UsageError(where + "input " + x.str() + " must be {N,C,H,W}");
-    if (c.out_channels <= 0 || c.kh <= 0 || c.kw <= 0 || c.stride_h <= 0 || c.stride_w <= 0 || c.pad_h < 0 ||
-        c.pad_w < 0 || c.groups <= 0) {
-      throw UsageError(where + "out_channels, kernel, stride and groups must be positive, padding >= 0");
-    }
-    if (x.c() % c.groups || c.out_channels % c.groups) {
-      throw UsageError(where + "groups " + std::to_string(c.groups) + " must divide input channels " +
-                       std::to_string(x.c()) + " and output channels " + std::to_string(c.out_channels));
-    }
-    const int64_t oh = (x.h() + 2 * c.pad_h - c.kh) / c.stride_h + 1;
-    const int64_t ow = (x.w() + 2 * c.pad_w - c.kw) / c.stride_w + 1;
-    if (x.h() + 2 * c.pad_h < c.kh || x.w() + 2 * c.pad_w < c.kw) {
-      throw UsageError(where + "input " + x.str() + " is smaller than the " + std::to_string(c.kh) + "x" +
-                       std::to_string(c.kw) + " kernel");
-    }
-    out_shape_ = Shape{x.n(), c.out_channels, oh, ow};
     const int64_t g = c.groups, o = c.out_channels, ig = x.c() / g;
-    param_shapes_.push_back({"weight", Shape{o, c.kh, c.kw, ig}});  // OHWI
-    if (c.bias) param_shapes_.push_back({"bias", Shape{o}});
 
     // Canonical OHWI = {G, O/G, KH, KW, I/G} in memory, described with strides over oneDNN's (g)oihw dims.
     memory::dims wdims, wstrides;
@@ -88,9 +69,6 @@ class ConvLayer final : public WeightedLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_conv(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt) {
-  return std::make_unique<ConvLayer>(be, d, in, opt);
-}
+LayerRows<CpuBackend> conv_layers() { return {layer_row<ConvLayer, CpuBackend>(LayerKind::Conv)}; }
 
 }  // namespace mg::cpu

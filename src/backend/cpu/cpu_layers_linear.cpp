@@ -11,19 +11,8 @@ class LinearLayer final : public WeightedLayer {
   LinearLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : WeightedLayer(be, d, in, opt) {
     const LinearParams& l = d.linear;
-    const Shape& x = in_shapes_[0];
-    if (l.out_features <= 0) {
-      throw UsageError("linear layer " + d.name + ": out_features must be positive, got " +
-                       std::to_string(l.out_features));
-    }
-    const int64_t n = x.n(), f = x.numel() / x.n(), o = l.out_features;
-    if (l.in_features > 0 && f != l.in_features) {
-      throw UsageError("linear layer " + d.name + ": expects " + std::to_string(l.in_features) +
-                       " input features, got " + std::to_string(f) + " from input " + x.str());
-    }
-    out_shape_ = Shape{n, o};
-    param_shapes_.push_back({"weight", Shape{o, f}});
-    if (l.bias) param_shapes_.push_back({"bias", Shape{o}});
+    // A 4-D input is read as its flattened memory (the weight's shape says how many features).
+    const int64_t n = out_shape_.n(), f = param_shapes_[0].shape[1], o = l.out_features;
 
     const DT adt = to_dnnl(dt_);
     const memory::desc src({n, f}, adt, Tag::nc), dst({n, o}, adt, Tag::nc);
@@ -66,9 +55,6 @@ class LinearLayer final : public WeightedLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_linear(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                     const LayerOptions& opt) {
-  return std::make_unique<LinearLayer>(be, d, in, opt);
-}
+LayerRows<CpuBackend> linear_layers() { return {layer_row<LinearLayer, CpuBackend>(LayerKind::Linear)}; }
 
 }  // namespace mg::cpu

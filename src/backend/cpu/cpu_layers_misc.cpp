@@ -12,7 +12,6 @@ class ReluLayer final : public CpuLayer {
  public:
   ReluLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CpuLayer(be, d, in, opt) {
-    out_shape_ = in_shapes_[0];
     const memory::desc md = act_desc(out_shape_, dt_);
     // The gradient from the output (y > 0 exactly where x > 0): the network may run ReLU in place, when the
     // input no longer exists (backend.h).
@@ -59,11 +58,6 @@ class AddLayer final : public CpuLayer {
  public:
   AddLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CpuLayer(be, d, in, opt) {
-    if (in_shapes_[0] != in_shapes_[1]) {
-      throw UsageError("add layer " + d.name + ": inputs differ in shape, " + in_shapes_[0].str() + " vs " +
-                       in_shapes_[1].str());
-    }
-    out_shape_ = in_shapes_[0];
     const memory::desc md = act_desc(out_shape_, dt_);
     MG_CHECK_DNNL(pd_ = dnnl::binary::primitive_desc(dnnl::binary::desc(dnnl::algorithm::binary_add, md, md, md),
                                                      attr(), be.engine()));
@@ -101,18 +95,8 @@ class ConcatLayer final : public CpuLayer {
  public:
   ConcatLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CpuLayer(be, d, in, opt) {
-    const Shape& s0 = in_shapes_[0];
-    int64_t channels = 0;
     std::vector<memory::desc> srcs;
-    for (const Shape& s : in_shapes_) {
-      if (s.rank() != s0.rank() || s.n() != s0.n() || s.h() != s0.h() || s.w() != s0.w()) {
-        throw UsageError("concat layer " + d.name + ": inputs must agree in all but channels, " + s0.str() +
-                         " vs " + s.str());
-      }
-      srcs.push_back(act_desc(s, dt_));
-      channels += s.c();
-    }
-    out_shape_ = s0.rank() == 4 ? Shape{s0.n(), channels, s0.h(), s0.w()} : Shape{s0.n(), channels};
+    for (const Shape& s : in_shapes_) srcs.push_back(act_desc(s, dt_));
     const memory::desc dst = act_desc(out_shape_, dt_);
     MG_CHECK_DNNL(pd_ = dnnl::concat::primitive_desc(dst, 1, srcs, be.engine(), attr()));
     MG_CHECK_DNNL(concat_ = dnnl::concat(pd_));
@@ -164,11 +148,7 @@ class ConcatLayer final : public CpuLayer {
 // an alias because the trainer gives every layer its own output buffer).
 class FlattenLayer final : public CpuLayer {
  public:
-  FlattenLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt) {
-    const Shape& x = in_shapes_[0];
-    out_shape_ = Shape{x.n(), x.numel() / x.n()};
-  }
+  using CpuLayer::CpuLayer;
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
     parallel_copy(out.data, in[0].data, out.bytes());
@@ -189,12 +169,7 @@ class FlattenLayer final : public CpuLayer {
 class DropoutLayer final : public CpuLayer {
  public:
   DropoutLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt), p_(d.dropout.p), stream0_(splitmix64(opt.seed)) {
-    if (!(p_ >= 0.f && p_ < 1.f)) {
-      throw UsageError("dropout layer " + d.name + ": p must be in [0, 1), got " + std::to_string(p_));
-    }
-    out_shape_ = in_shapes_[0];
-  }
+      : CpuLayer(be, d, in, opt), p_(d.dropout.p), stream0_(splitmix64(opt.seed)) {}
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
     check_io(in, out);
     if (!training) {
@@ -242,25 +217,11 @@ class DropoutLayer final : public CpuLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_relu(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt) {
-  return std::make_unique<ReluLayer>(be, d, in, opt);
-}
-std::unique_ptr<LayerOp> make_add(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                  const LayerOptions& opt) {
-  return std::make_unique<AddLayer>(be, d, in, opt);
-}
-std::unique_ptr<LayerOp> make_concat(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                     const LayerOptions& opt) {
-  return std::make_unique<ConcatLayer>(be, d, in, opt);
-}
-std::unique_ptr<LayerOp> make_flatten(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                      const LayerOptions& opt) {
-  return std::make_unique<FlattenLayer>(be, d, in, opt);
-}
-std::unique_ptr<LayerOp> make_dropout(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                      const LayerOptions& opt) {
-  return std::make_unique<DropoutLayer>(be, d, in, opt);
+LayerRows<CpuBackend> misc_layers() {
+  return {layer_row<ReluLayer, CpuBackend>(LayerKind::Relu), layer_row<AddLayer, CpuBackend>(LayerKind::Add),
+          layer_row<ConcatLayer, CpuBackend>(LayerKind::Concat),
+          layer_row<FlattenLayer, CpuBackend>(LayerKind::Flatten),
+          layer_row<DropoutLayer, CpuBackend>(LayerKind::Dropout)};
 }
 
 }  // namespace mg::cpu

@@ -17,18 +17,12 @@ class BatchNormLayer final : public CpuLayer {
       : CpuLayer(be, d, in, opt) {
     const Shape& x = in_shapes_[0];
     const BatchNormParams& p = d.bn;
-    if (!(p.eps > 0) || !(p.momentum >= 0 && p.momentum <= 1)) {
-      throw UsageError("batch-norm layer " + d.name + ": eps must be > 0 and momentum in [0, 1]");
-    }
     count_ = x.n() * x.h() * x.w();
     if (count_ < 2) {
       throw UsageError("batch-norm layer " + d.name + ": training needs more than one value per channel, input " +
                        x.str());
     }
-    out_shape_ = x;
     c_ = x.c();
-    param_shapes_.push_back({"gamma", Shape{c_}});
-    param_shapes_.push_back({"beta", Shape{c_}});
 
     const memory::desc data = act_desc(x, dt_);
     const memory::desc stat({c_}, DT::f32, Tag::a);
@@ -144,9 +138,6 @@ class BatchNormLayer final : public CpuLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_batchnorm(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                        const LayerOptions& opt) {
-  return std::make_unique<BatchNormLayer>(be, d, in, opt);
-}
+LayerRows<CpuBackend> norm_layers() { return {layer_row<BatchNormLayer, CpuBackend>(LayerKind::BatchNorm)}; }
 
 }  // namespace mg::cpu

@@ -17,8 +17,6 @@ class PoolLayer final : public CpuLayer {
   PoolLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CpuLayer(be, d, in, opt) {
     const Shape& x = in_shapes_[0];
-    const std::string where = "pooling layer " + d.name + ": ";
-    if (x.rank() != 4) throw UsageError(where + "input " + x.str() + " must be {N,C,H,W}");
     PoolParams p = d.pool;
     dnnl::algorithm algo;
     if (d.kind == LayerKind::GlobalAvgPool) {
@@ -27,22 +25,12 @@ class PoolLayer final : public CpuLayer {
       p.kw = x.w();
       algo = dnnl::algorithm::pooling_avg_exclude_padding;  // no padding: the plain mean
     } else {
-      if (p.kh <= 0 || p.kw <= 0 || p.stride_h <= 0 || p.stride_w <= 0 || p.pad_h < 0 || p.pad_w < 0) {
-        throw UsageError(where + "kernel and stride must be positive, padding >= 0");
-      }
-      if (2 * p.pad_h > p.kh || 2 * p.pad_w > p.kw) {
-        throw UsageError(where + "padding must be at most half the kernel size (as torch requires)");
-      }
       algo = d.kind == LayerKind::MaxPool ? dnnl::algorithm::pooling_max
                                           : dnnl::algorithm::pooling_avg_include_padding;
     }
-    const int64_t oh = window_out_size(x.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
-    const int64_t ow = window_out_size(x.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
-    if (oh < 1 || ow < 1) {
-      throw UsageError(where + "input " + x.str() + " is too small for the " + std::to_string(p.kh) + "x" +
-                       std::to_string(p.kw) + " window");
-    }
-    out_shape_ = d.kind == LayerKind::GlobalAvgPool ? Shape{x.n(), x.c()} : Shape{x.n(), x.c(), oh, ow};
+    // oneDNN's output is 4-D also for the global pool ({N,C,1,1}, the same memory as {N,C}).
+    const int64_t oh = out_shape_.rank() == 4 ? out_shape_.h() : 1;
+    const int64_t ow = out_shape_.rank() == 4 ? out_shape_.w() : 1;
 
     // Right padding that makes oneDNN produce exactly torch's output size (ceil mode may need more than pad).
     const memory::dims pad_l{p.pad_h, p.pad_w};
@@ -151,9 +139,9 @@ class PoolLayer final : public CpuLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_pool(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt) {
-  return std::make_unique<PoolLayer>(be, d, in, opt);
+LayerRows<CpuBackend> pool_layers() {
+  return {layer_row<PoolLayer, CpuBackend>(LayerKind::MaxPool), layer_row<PoolLayer, CpuBackend>(LayerKind::AvgPool),
+          layer_row<PoolLayer, CpuBackend>(LayerKind::GlobalAvgPool)};
 }
 
 }  // namespace mg::cpu

@@ -8,7 +8,7 @@
 
 #include "backend/cuda/cuda_check.h"
 #include "core/error.h"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg {
 

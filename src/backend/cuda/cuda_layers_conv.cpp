@@ -17,7 +17,7 @@
 #include <vector>
 
 #include "backend/cuda/cuda_layers.h"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::cuda {
 
@@ -104,35 +104,96 @@ Perf choose(const std::string& what, bool strict, size_t limit, Find find, Heur 
               describe("cudnnGet*Algorithm_v7", hs, hp.data(), hs == CUDNN_STATUS_SUCCESS ? hn : 0));
 }
 
+// Where a search runs: the scratch tensors and the search workspace.
+struct SearchArea {
+  void *x, *y, *w, *dw;
+  void* ws;
+  size_t ws_bytes;
+};
+
+// One pass's cuDNN entry points, keyed by its algorithm type, so the search is written once for all three.
+template <typename Algo>
+struct ConvPass;
+template <>
+struct ConvPass<cudnnConvolutionFwdAlgo_t> {
+  using Perf = cudnnConvolutionFwdAlgoPerf_t;
+  static constexpr const char* name = "forward";
+  static cudnnStatus_t find(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, int cap, int* n, Perf* p) {
+    return cudnnFindConvolutionForwardAlgorithmEx(h, d.x, a.x, d.w, a.w, d.conv, d.y, a.y, cap, n, p, a.ws,
+                                                  a.ws_bytes);
+  }
+  static cudnnStatus_t heuristic(cudnnHandle_t h, const Descriptors& d, int cap, int* n, Perf* p) {
+    return cudnnGetConvolutionForwardAlgorithm_v7(h, d.x, d.w, d.conv, d.y, cap, n, p);
+  }
+  static cudnnStatus_t workspace(cudnnHandle_t h, const Descriptors& d, cudnnConvolutionFwdAlgo_t algo, size_t* s) {
+    return cudnnGetConvolutionForwardWorkspaceSize(h, d.x, d.w, d.conv, d.y, algo, s);
+  }
+};
+template <>
+struct ConvPass<cudnnConvolutionBwdDataAlgo_t> {
+  using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
+  static constexpr const char* name = "backward-data";
+  // dx is written into the x scratch.
+  static cudnnStatus_t find(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, int cap, int* n, Perf* p) {
+    return cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w, a.w, d.y, a.y, d.conv, d.x, a.x, cap, n, p, a.ws,
+                                                       a.ws_bytes);
+  }
+  static cudnnStatus_t heuristic(cudnnHandle_t h, const Descriptors& d, int cap, int* n, Perf* p) {
+    return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d.w, d.y, d.conv, d.x, cap, n, p);
+  }
+  static cudnnStatus_t workspace(cudnnHandle_t h, const Descriptors& d, cudnnConvolutionBwdDataAlgo_t algo,
+                                 size_t* s) {
+    return cudnnGetConvolutionBackwardDataWorkspaceSize(h, d.w, d.y, d.conv, d.x, algo, s);
+  }
+};
+template <>
+struct ConvPass<cudnnConvolutionBwdFilterAlgo_t> {
+  using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
+  static constexpr const char* name = "backward-filter";
+  static cudnnStatus_t find(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, int cap, int* n, Perf* p) {
+    return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.x, a.x, d.y, a.y, d.conv, d.w, a.dw, cap, n, p, a.ws,
+                                                         a.ws_bytes);
+  }
+  static cudnnStatus_t heuristic(cudnnHandle_t h, const Descriptors& d, int cap, int* n, Perf* p) {
+    return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d.x, d.y, d.conv, d.w, cap, n, p);
+  }
+  static cudnnStatus_t workspace(cudnnHandle_t h, const Descriptors& d, cudnnConvolutionBwdFilterAlgo_t algo,
+                                 size_t* s) {
+    return cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d.x, d.y, d.conv, d.w, algo, s);
+  }
+};
+
+// Chooses one pass's algorithm and the math it runs with (fp32 forces FMA math), and returns its workspace: what
+// the search measured or what cuDNN says the algorithm needs under that math type, whichever is larger (they
+// can differ; too little fails at run time). Leaves the descriptor at search_math for the next pass.
+template <typename Algo>
+size_t choose_pass(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, const std::string& who, bool strict,
+                   cudnnMathType_t search_math, Algo& algo, cudnnMathType_t& math) {
+  using P = ConvPass<Algo>;
+  using Perf = typename P::Perf;
+  const Perf f = choose<Perf>(
+      who + " " + P::name, strict, a.ws_bytes,
+      [&](Perf* p, int cap, int* n) { return P::find(h, d, a, cap, n, p); },
+      [&](Perf* p, int cap, int* n) { return P::heuristic(h, d, cap, n, p); });
+  algo = f.algo;
+  math = strict ? CUDNN_FMA_MATH : f.mathType;
+  size_t s = 0;
+  MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d.conv, math));
+  MG_CHECK_CUDNN(P::workspace(h, d, algo, &s));
+  MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d.conv, search_math));
+  return std::max(s, f.memory);
+}
+
 class ConvLayer final : public CudaLayer {
  public:
   ConvLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CudaLayer(be, d, in, opt) {
     const Shape& x = in_shapes_[0];
     const ConvParams& c = d.conv;
-    if (x.rank() != 4) throw UsageError(where() + "input " + x.str() + " must be {N,C,H,W}");
-    if (c.out_channels <= 0 || c.kh <= 0 || c.kw <= 0 || c.stride_h <= 0 || c.stride_w <= 0 || c.pad_h < 0 ||
-        c.pad_w < 0 || c.groups <= 0) {
-      throw UsageError(where() + "out_channels, kernel, stride and groups must be positive, padding >= 0");
-    }
-    if (x.c() % c.groups != 0 || c.out_channels % c.groups != 0) {
-      throw UsageError(where() + "groups " + std::to_string(c.groups) + " must divide input channels " +
-                       std::to_string(x.c()) + " and output channels " + std::to_string(c.out_channels));
-    }
-    const int64_t oh = (x.h() + 2 * c.pad_h - c.kh) / c.stride_h + 1;
-    const int64_t ow = (x.w() + 2 * c.pad_w - c.kw) / c.stride_w + 1;
-    if (x.h() + 2 * c.pad_h < c.kh || x.w() + 2 * c.pad_w < c.kw || oh < 1 || ow < 1) {
-      throw UsageError(where() + "input " + x.str() + " is too small for the " + std::to_string(c.kh) + "x" +
-                       std::to_string(c.kw) + " kernel");
-    }
-    out_shape_ = Shape{x.n(), c.out_channels, oh, ow};
+    const int64_t oh = out_shape_.h(), ow = out_shape_.w();
     ig_ = x.c() / c.groups;
     wn_ = c.out_channels * c.kh * c.kw * ig_;
-    param_shapes_.push_back({"weight", Shape{c.out_channels, c.kh, c.kw, ig_}});
-    if (c.bias) {
-      param_shapes_.push_back({"bias", Shape{c.out_channels}});
-      sums_ = Buffer(be, 2 * static_cast<size_t>(c.out_channels) * sizeof(double));
-    }
+    if (c.bias) sums_ = Buffer(be, 2 * static_cast<size_t>(c.out_channels) * sizeof(double));
     for (int64_t v : {x.n(), x.c(), x.h(), x.w(), c.out_channels, oh, ow}) {
       if (v > 0x7fffffff) throw UsageError(where() + "dimension too large for cuDNN");
     }
@@ -274,62 +335,14 @@ class ConvLayer final : public CudaLayer {
     const std::string who = where() + precision_name(opt_.precision) + " input " + in_shapes_[0].str() +
                             " output " + out_shape_.str() + " (" + problem_key() + ")";
     cudnnHandle_t h = be_.cudnn();
+    const SearchArea area{x.get(), y.get(), w.get(), dw.get(), ws->get(), ws_bytes};
     CudaBackend::ConvAlgos a{};
-    size_t need = 0, s = 0;
-
-    // Workspace of a choice: what the search measured, or what cuDNN says the algorithm needs under the math
-    // type it will run with, whichever is larger (they can differ; too little fails at run time).
-    if (fwd) {
-      const auto f = choose<cudnnConvolutionFwdAlgoPerf_t>(
-          who + " forward", strict, ws_bytes,
-          [&](cudnnConvolutionFwdAlgoPerf_t* p, int cap, int* n) {
-            return cudnnFindConvolutionForwardAlgorithmEx(h, d_.x, x.get(), d_.w, w.get(), d_.conv, d_.y, y.get(),
-                                                          cap, n, p, ws->get(), ws_bytes);
-          },
-          [&](cudnnConvolutionFwdAlgoPerf_t* p, int cap, int* n) {
-            return cudnnGetConvolutionForwardAlgorithm_v7(h, d_.x, d_.w, d_.conv, d_.y, cap, n, p);
-          });
-      a.fwd = f.algo;
-      a.fwd_math = strict ? CUDNN_FMA_MATH : f.mathType;
-      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.fwd_math));
-      MG_CHECK_CUDNN(cudnnGetConvolutionForwardWorkspaceSize(h, d_.x, d_.w, d_.conv, d_.y, a.fwd, &s));
-      need = std::max({need, s, f.memory});
-      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, search_math()));
-    }
-    if (bwd_data) {
-      const auto d = choose<cudnnConvolutionBwdDataAlgoPerf_t>(
-          who + " backward-data", strict, ws_bytes,
-          [&](cudnnConvolutionBwdDataAlgoPerf_t* p, int cap, int* n) {
-            return cudnnFindConvolutionBackwardDataAlgorithmEx(h, d_.w, w.get(), d_.y, y.get(), d_.conv, d_.x,
-                                                               x.get(), cap, n, p, ws->get(), ws_bytes);
-          },
-          [&](cudnnConvolutionBwdDataAlgoPerf_t* p, int cap, int* n) {
-            return cudnnGetConvolutionBackwardDataAlgorithm_v7(h, d_.w, d_.y, d_.conv, d_.x, cap, n, p);
-          });
-      a.bwd_data = d.algo;
-      a.bwd_data_math = strict ? CUDNN_FMA_MATH : d.mathType;
-      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.bwd_data_math));
-      MG_CHECK_CUDNN(cudnnGetConvolutionBackwardDataWorkspaceSize(h, d_.w, d_.y, d_.conv, d_.x, a.bwd_data, &s));
-      need = std::max({need, s, d.memory});
-      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, search_math()));
-    }
-    if (bwd_filter) {
-      const auto f = choose<cudnnConvolutionBwdFilterAlgoPerf_t>(
-          who + " backward-filter", strict, ws_bytes,
-          [&](cudnnConvolutionBwdFilterAlgoPerf_t* p, int cap, int* n) {
-            return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d_.x, x.get(), d_.y, y.get(), d_.conv, d_.w,
-                                                                 dw.get(), cap, n, p, ws->get(), ws_bytes);
-          },
-          [&](cudnnConvolutionBwdFilterAlgoPerf_t* p, int cap, int* n) {
-            return cudnnGetConvolutionBackwardFilterAlgorithm_v7(h, d_.x, d_.y, d_.conv, d_.w, cap, n, p);
-          });
-      a.bwd_filter = f.algo;
-      a.bwd_filter_math = strict ? CUDNN_FMA_MATH : f.mathType;
-      MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d_.conv, a.bwd_filter_math));
-      MG_CHECK_CUDNN(
-          cudnnGetConvolutionBackwardFilterWorkspaceSize(h, d_.x, d_.y, d_.conv, d_.w, a.bwd_filter, &s));
-      need = std::max({need, s, f.memory});
-    }
+    size_t need = 0;
+    const cudnnMathType_t sm = search_math();
+    if (fwd) need = std::max(need, choose_pass(h, d_, area, who, strict, sm, a.fwd, a.fwd_math));
+    if (bwd_data) need = std::max(need, choose_pass(h, d_, area, who, strict, sm, a.bwd_data, a.bwd_data_math));
+    if (bwd_filter)
+      need = std::max(need, choose_pass(h, d_, area, who, strict, sm, a.bwd_filter, a.bwd_filter_math));
     a.workspace = need;
     MG_CHECK_CUDA(cudaStreamSynchronize(stream()));  // the search buffers go when this returns
     cache.emplace(key, a);
@@ -346,9 +359,6 @@ class ConvLayer final : public CudaLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_conv(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt) {
-  return std::make_unique<ConvLayer>(be, d, in, opt);
-}
+LayerRows<CudaBackend> conv_layers() { return {layer_row<ConvLayer, CudaBackend>(LayerKind::Conv)}; }
 
 }  // namespace mg::cuda

@@ -5,7 +5,7 @@
 //   dW = dY^T X  ->  dW^T = X^T dY    (gemm N,T  m=in  n=out k=N), written straight into the fp32 gradient.
 // fp16/bf16: the fp32 master weight is cast to a half copy each forward; accumulation is always fp32.
 #include "backend/cuda/cuda_layers.h"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::cuda {
 
@@ -15,18 +15,12 @@ class LinearLayer final : public CudaLayer {
  public:
   LinearLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CudaLayer(be, d, in, opt) {
-    const Shape& x = in_shapes_[0];
-    n_ = x.n();
-    f_ = x.numel() / n_;
+    // A 4-D input is read as its flattened memory (the weight's shape says how many features).
+    n_ = out_shape_.n();
+    f_ = param_shapes_[0].shape[1];
     o_ = d.linear.out_features;
-    if (o_ <= 0) throw UsageError(where() + "out_features must be positive");
     if (n_ > 0x7fffffff || f_ > 0x7fffffff || o_ > 0x7fffffff) throw UsageError(where() + "too large for cuBLAS");
-    out_shape_ = Shape{n_, o_};
-    param_shapes_.push_back({"weight", Shape{o_, f_}});
-    if (d.linear.bias) {
-      param_shapes_.push_back({"bias", Shape{o_}});
-      sums_ = Buffer(be, 2 * static_cast<size_t>(o_) * sizeof(double));
-    }
+    if (d.linear.bias) sums_ = Buffer(be, 2 * static_cast<size_t>(o_) * sizeof(double));
     if (dt_ != DType::F32) w_low_ = Buffer(be, static_cast<size_t>(o_ * f_) * dtype_size(dt_));
     compute_ = opt.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   }
@@ -75,9 +69,6 @@ class LinearLayer final : public CudaLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_linear(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                     const LayerOptions& opt) {
-  return std::make_unique<LinearLayer>(be, d, in, opt);
-}
+LayerRows<CudaBackend> linear_layers() { return {layer_row<LinearLayer, CudaBackend>(LayerKind::Linear)}; }
 
 }  // namespace mg::cuda

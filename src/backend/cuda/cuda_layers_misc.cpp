@@ -1,7 +1,7 @@
 // Parameter-free layers: ReLU, residual add, channel concat, flatten, dropout (kernels in kernels/layers_misc.cu).
 #include "core/counter_rng.h"
 #include "backend/cuda/cuda_layers.h"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::cuda {
 
@@ -13,10 +13,7 @@ void copy_on(cudaStream_t s, void* dst, const void* src, size_t bytes) {
 
 class ReluLayer final : public CudaLayer {
  public:
-  ReluLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt) {
-    out_shape_ = in_shapes_[0];
-  }
+  using CudaLayer::CudaLayer;
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
     kernels::relu_forward(in[0].data, out.data, dt_, out.numel(), stream());
@@ -30,14 +27,7 @@ class ReluLayer final : public CudaLayer {
 
 class AddLayer final : public CudaLayer {
  public:
-  AddLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt) {
-    if (in_shapes_[0] != in_shapes_[1]) {
-      throw UsageError(where() + "residual add of different shapes " + in_shapes_[0].str() + " and " +
-                       in_shapes_[1].str());
-    }
-    out_shape_ = in_shapes_[0];
-  }
+  using CudaLayer::CudaLayer;
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
     kernels::add2(in[0].data, in[1].data, out.data, dt_, out.numel(), stream());
@@ -55,16 +45,6 @@ class ConcatLayer final : public CudaLayer {
   ConcatLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CudaLayer(be, d, in, opt) {
     const Shape& a = in_shapes_[0];
-    int64_t c = 0;
-    for (const Shape& s : in_shapes_) {
-      if (s.rank() != a.rank() || s.n() != a.n() || s.h() != a.h() || s.w() != a.w()) {
-        throw UsageError(where() + "concat inputs " + a.str() + " and " + s.str() + " differ in more than channels");
-      }
-      c += s.c();
-    }
-    std::vector<int64_t> dims = a.dims;
-    dims[1] = c;
-    out_shape_ = Shape(dims);
     rows_ = a.n() * a.h() * a.w();
   }
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
@@ -96,11 +76,7 @@ class ConcatLayer final : public CudaLayer {
 // NHWC memory is already in {N, H*W*C} order, so flatten is a copy (the next Linear's weights follow it).
 class FlattenLayer final : public CudaLayer {
  public:
-  FlattenLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt) {
-    const Shape& x = in_shapes_[0];
-    out_shape_ = Shape{x.n(), x.numel() / x.n()};
-  }
+  using CudaLayer::CudaLayer;
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
     copy_on(stream(), out.data, in[0].data, out.bytes());
@@ -119,12 +95,7 @@ class FlattenLayer final : public CudaLayer {
 class DropoutLayer final : public CudaLayer {
  public:
   DropoutLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt), p_(d.dropout.p), stream0_(splitmix64(opt.seed)) {
-    if (!(p_ >= 0.f && p_ < 1.f)) {
-      throw UsageError("dropout layer " + d.name + ": p must be in [0, 1), got " + std::to_string(p_));
-    }
-    out_shape_ = in_shapes_[0];
-  }
+      : CudaLayer(be, d, in, opt), p_(d.dropout.p), stream0_(splitmix64(opt.seed)) {}
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
     check_io(in, out);
     if (!training) {
@@ -150,25 +121,11 @@ class DropoutLayer final : public CudaLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_relu(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt) {
-  return std::make_unique<ReluLayer>(be, d, in, opt);
-}
-std::unique_ptr<LayerOp> make_add(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                  const LayerOptions& opt) {
-  return std::make_unique<AddLayer>(be, d, in, opt);
-}
-std::unique_ptr<LayerOp> make_concat(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                     const LayerOptions& opt) {
-  return std::make_unique<ConcatLayer>(be, d, in, opt);
-}
-std::unique_ptr<LayerOp> make_flatten(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                      const LayerOptions& opt) {
-  return std::make_unique<FlattenLayer>(be, d, in, opt);
-}
-std::unique_ptr<LayerOp> make_dropout(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                      const LayerOptions& opt) {
-  return std::make_unique<DropoutLayer>(be, d, in, opt);
+LayerRows<CudaBackend> misc_layers() {
+  return {layer_row<ReluLayer, CudaBackend>(LayerKind::Relu), layer_row<AddLayer, CudaBackend>(LayerKind::Add),
+          layer_row<ConcatLayer, CudaBackend>(LayerKind::Concat),
+          layer_row<FlattenLayer, CudaBackend>(LayerKind::Flatten),
+          layer_row<DropoutLayer, CudaBackend>(LayerKind::Dropout)};
 }
 
 }  // namespace mg::cuda

@@ -3,7 +3,7 @@
 //   running_mean = (1 - m) * running_mean + m * mean,  running_var = (1 - m) * running_var + m * var * n/(n-1)
 // and inference forward (training=false) with the running statistics (initially 0 and 1).
 #include "backend/cuda/cuda_layers.h"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::cuda {
 
@@ -13,15 +13,8 @@ class BatchNormLayer final : public CudaLayer {
  public:
   BatchNormLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CudaLayer(be, d, in, opt) {
-    const BatchNormParams& p = d.bn;
-    if (!(p.eps > 0) || !(p.momentum >= 0 && p.momentum <= 1)) {
-      throw UsageError("batch-norm layer " + d.name + ": eps must be > 0 and momentum in [0, 1]");
-    }
-    out_shape_ = in_shapes_[0];
     c_ = out_shape_.c();
     rows_ = out_shape_.numel() / c_;
-    param_shapes_.push_back({"gamma", Shape{c_}});
-    param_shapes_.push_back({"beta", Shape{c_}});
     const size_t fc = static_cast<size_t>(c_) * sizeof(float);
     running_mean_ = Buffer(be, fc);
     running_var_ = Buffer(be, fc);
@@ -69,9 +62,6 @@ class BatchNormLayer final : public CudaLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_batchnorm(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                        const LayerOptions& opt) {
-  return std::make_unique<BatchNormLayer>(be, d, in, opt);
-}
+LayerRows<CudaBackend> norm_layers() { return {layer_row<BatchNormLayer, CudaBackend>(LayerKind::BatchNorm)}; }
 
 }  // namespace mg::cuda

@@ -1,6 +1,6 @@
 // Max, average and global-average pooling on NHWC (kernels/pool.cu, kernels/layers_misc.cu), torch's rules.
 #include "backend/cuda/cuda_layers.h"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::cuda {
 
@@ -11,31 +11,14 @@ class PoolLayer final : public CudaLayer {
   PoolLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CudaLayer(be, d, in, opt) {
     const Shape& x = in_shapes_[0];
-    const std::string w = "pooling layer " + d.name + ": ";
-    if (x.rank() != 4) throw UsageError(w + "input " + x.str() + " must be {N,C,H,W}");
-    if (d.kind == LayerKind::GlobalAvgPool) {
-      out_shape_ = Shape{x.n(), x.c()};
-      return;
-    }
+    if (d.kind == LayerKind::GlobalAvgPool) return;
     const PoolParams& p = d.pool;
-    if (p.kh <= 0 || p.kw <= 0 || p.stride_h <= 0 || p.stride_w <= 0 || p.pad_h < 0 || p.pad_w < 0) {
-      throw UsageError(w + "kernel and stride must be positive, padding >= 0");
-    }
-    if (2 * p.pad_h > p.kh || 2 * p.pad_w > p.kw) {
-      throw UsageError(w + "padding must be at most half the kernel size (as torch requires)");
-    }
     if (d.kind == LayerKind::MaxPool && p.kh * p.kw > 255) {
-      throw UsageError(w + "max-pool window " + std::to_string(p.kh) + "x" + std::to_string(p.kw) +
-                       " is larger than the 255 elements the CUDA backend supports");
+      throw UsageError("pooling layer " + d.name + ": max-pool window " + std::to_string(p.kh) + "x" +
+                       std::to_string(p.kw) + " is larger than the 255 elements the CUDA backend supports");
     }
-    const int64_t oh = window_out_size(x.h(), p.kh, p.stride_h, p.pad_h, p.ceil_mode);
-    const int64_t ow = window_out_size(x.w(), p.kw, p.stride_w, p.pad_w, p.ceil_mode);
-    if (oh < 1 || ow < 1) {
-      throw UsageError(w + "input " + x.str() + " is too small for the " + std::to_string(p.kh) + "x" +
-                       std::to_string(p.kw) + " window");
-    }
-    out_shape_ = Shape{x.n(), x.c(), oh, ow};
-    g_ = kernels::PoolGeom{x.n(), x.c(), x.h(), x.w(), oh, ow, p.kh, p.kw, p.stride_h, p.stride_w, p.pad_h, p.pad_w};
+    g_ = kernels::PoolGeom{x.n(), x.c(), x.h(), x.w(), out_shape_.h(), out_shape_.w(), p.kh, p.kw,
+                           p.stride_h, p.stride_w, p.pad_h, p.pad_w};
     if (d.kind == LayerKind::MaxPool) argmax_ = Buffer(be, static_cast<size_t>(out_shape_.numel()));
   }
 
@@ -76,9 +59,9 @@ class PoolLayer final : public CudaLayer {
 
 }  // namespace
 
-std::unique_ptr<LayerOp> make_pool(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in,
-                                   const LayerOptions& opt) {
-  return std::make_unique<PoolLayer>(be, d, in, opt);
+LayerRows<CudaBackend> pool_layers() {
+  return {layer_row<PoolLayer, CudaBackend>(LayerKind::MaxPool), layer_row<PoolLayer, CudaBackend>(LayerKind::AvgPool),
+          layer_row<PoolLayer, CudaBackend>(LayerKind::GlobalAvgPool)};
 }
 
 }  // namespace mg::cuda

@@ -1,14 +1,11 @@
 // Memory-bound layers that need no library: ReLU, residual add, channel concat/split, global average pooling
 // and dropout, forward and backward, on NHWC tensors of any floating element type.
 #include "core/counter_rng.h"
-#include "kernels/dtype.cuh"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/dtype.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::kernels {
 namespace {
-
-#define MG_GRID_LOOP(i, n) \
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(gridDim.x) * blockDim.x)
 
 template <typename T>
 __global__ void relu_fwd_k(const T* x, T* y, int64_t n) {
@@ -96,8 +93,6 @@ __global__ void dropout_k(const T* x, T* y, int64_t n, float p, float keep_scale
     y[i] = from_f32<T>(keep ? to_f32(x[i]) * keep_scale : 0.0f);
   }
 }
-
-#undef MG_GRID_LOOP
 
 }  // namespace
 

@@ -1,8 +1,8 @@
 // Whole-tensor operations of the Backend seam: fill, counter-based uniform fill, casts, add, scale,
 // non-finite count, the SGD-momentum update and low-precision-gradient accumulation into fp32.
 #include "core/counter_rng.h"
-#include "kernels/dtype.cuh"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/dtype.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::kernels {
 namespace {
@@ -10,12 +10,12 @@ namespace {
 template <typename T>
 __global__ void fill_k(T* p, int64_t n, float v) {
   const T tv = from_f32<T>(v);
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     p[i] = tv;
 }
 
 __global__ void fill_i32_k(int32_t* p, int64_t n, int32_t v) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     p[i] = v;
 }
 
@@ -23,37 +23,37 @@ __global__ void fill_i32_k(int32_t* p, int64_t n, int32_t v) {
 // (CpuBackend::fill_uniform) rounds the product and the sum separately, and both must give identical bits.
 template <typename T>
 __global__ void fill_uniform_k(T* p, int64_t n, float lo, float range, uint64_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     p[i] = from_f32<T>(__fadd_rn(lo, __fmul_rn(range, counter_uniform(seed, static_cast<uint64_t>(i)))));
 }
 
 __global__ void fill_uniform_i32_k(int32_t* p, int64_t n, int32_t lo, float range, uint64_t seed) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     p[i] = lo + static_cast<int32_t>(__fmul_rn(counter_uniform(seed, static_cast<uint64_t>(i)), range));
 }
 
 template <typename D, typename S>
 __global__ void cast_k(D* d, const S* s, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     d[i] = from_f32<D>(to_f32(s[i]));
 }
 
 template <typename T>
 __global__ void add_k(T* d, const T* s, int64_t n) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     d[i] = from_f32<T>(to_f32(d[i]) + to_f32(s[i]));
 }
 
 template <typename T>
 __global__ void scale_k(T* d, int64_t n, float a) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     d[i] = from_f32<T>(to_f32(d[i]) * a);
 }
 
 template <typename T>
 __global__ void nonfinite_k(const T* p, int64_t n, unsigned long long* counter) {
   unsigned long long bad = 0;
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     bad += isfinite(to_f32(p[i])) ? 0 : 1;
   for (int o = 16; o > 0; o >>= 1) bad += __shfl_down_sync(0xffffffffu, bad, o);
   if ((threadIdx.x & 31) == 0 && bad) atomicAdd(counter, bad);
@@ -61,7 +61,7 @@ __global__ void nonfinite_k(const T* p, int64_t n, unsigned long long* counter) 
 
 __global__ void sgd_k(float* p, const float* g, float* v, int64_t n, float lr, float momentum, float wd,
                       float gs) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x) {
+  MG_GRID_LOOP(i, n) {
     const float pi = p[i];
     const float gi = g[i] * gs + wd * pi;
     const float vi = momentum * v[i] + gi;
@@ -72,7 +72,7 @@ __global__ void sgd_k(float* p, const float* g, float* v, int64_t n, float lr, f
 
 template <typename T>
 __global__ void acc_f32_k(float* d, const T* s, int64_t n, bool accumulate) {
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < n; i += int64_t(gridDim.x) * blockDim.x)
+  MG_GRID_LOOP(i, n)
     d[i] = accumulate ? d[i] + to_f32(s[i]) : to_f32(s[i]);
 }
 

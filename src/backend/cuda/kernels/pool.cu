@@ -3,14 +3,11 @@
 // that used it, so there are no atomics and results are deterministic even when windows overlap.
 #include <cmath>
 
-#include "kernels/dtype.cuh"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/dtype.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::kernels {
 namespace {
-
-#define MG_GRID_LOOP(i, n) \
-  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(gridDim.x) * blockDim.x)
 
 // Output windows [lo, hi] along one axis that contain input index x.
 __device__ __forceinline__ void covering(int64_t x, int64_t k, int64_t s, int64_t p, int64_t out, int64_t& lo,
@@ -119,50 +116,40 @@ __global__ void avg_bwd_k(const T* dy, T* dx, PoolGeom g) {
   }
 }
 
-#undef MG_GRID_LOOP
-
 }  // namespace
 
 void max_pool_forward(const void* x, void* y, uint8_t* argmax, DType dt, const PoolGeom& g, cudaStream_t s) {
   MG_ENSURE(g.kh * g.kw <= 255, "max pool window larger than 255 elements");
   const int64_t n = g.n * g.oh * g.ow * g.c;
-  if (n <= 0) return;
-  dispatch_float(dt, [&](auto t) {
+  launch_float(dt, n, [&](auto t) {
     using T = decltype(t);
     max_fwd_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), argmax, g);
   });
-  MG_CHECK_LAUNCH();
 }
 
 void max_pool_backward(const void* dy, const uint8_t* argmax, void* dx, DType dt, const PoolGeom& g,
                        cudaStream_t s) {
   const int64_t n = g.n * g.h * g.w * g.c;
-  if (n <= 0) return;
-  dispatch_float(dt, [&](auto t) {
+  launch_float(dt, n, [&](auto t) {
     using T = decltype(t);
     max_bwd_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(dy), argmax, static_cast<T*>(dx), g);
   });
-  MG_CHECK_LAUNCH();
 }
 
 void avg_pool_forward(const void* x, void* y, DType dt, const PoolGeom& g, cudaStream_t s) {
   const int64_t n = g.n * g.oh * g.ow * g.c;
-  if (n <= 0) return;
-  dispatch_float(dt, [&](auto t) {
+  launch_float(dt, n, [&](auto t) {
     using T = decltype(t);
     avg_fwd_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), g);
   });
-  MG_CHECK_LAUNCH();
 }
 
 void avg_pool_backward(const void* dy, void* dx, DType dt, const PoolGeom& g, cudaStream_t s) {
   const int64_t n = g.n * g.h * g.w * g.c;
-  if (n <= 0) return;
-  dispatch_float(dt, [&](auto t) {
+  launch_float(dt, n, [&](auto t) {
     using T = decltype(t);
     avg_bwd_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(dy), static_cast<T*>(dx), g);
   });
-  MG_CHECK_LAUNCH();
 }
 
 }  // namespace mg::kernels

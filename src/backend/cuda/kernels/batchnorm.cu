@@ -3,8 +3,8 @@
 // for the millions of rows an ImageNet batch has, and running statistics follow torch.nn.BatchNorm2d.
 #include <cmath>
 
-#include "kernels/dtype.cuh"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/dtype.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

@@ -2,8 +2,8 @@
 // mean over rows so the loss is deterministic.
 #include <cmath>
 
-#include "kernels/dtype.cuh"
-#include "kernels/kernels.cuh"
+#include "backend/cuda/kernels/dtype.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

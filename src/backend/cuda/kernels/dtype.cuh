@@ -44,6 +44,11 @@ inline bool packable(int64_t n, std::initializer_list<const void*> ptrs) {
   return true;
 }
 
+// A grid-stride loop: thread i of the grid visits i, i + grid size, ... below n (64-bit indices), so any grid
+// (grid_for's, capped) covers any n.
+#define MG_GRID_LOOP(i, n) \
+  for (int64_t i = blockIdx.x * int64_t(blockDim.x) + threadIdx.x; i < (n); i += int64_t(gridDim.x) * blockDim.x)
+
 // Grid for a grid-stride loop over n elements: enough blocks to fill the device, no more.
 inline unsigned grid_for(int64_t n, int threads = 256) {
   const int64_t blocks = (n + threads - 1) / threads;
@@ -60,6 +65,15 @@ void dispatch_float(DType dt, F&& f) {
     case DType::I32: break;
   }
   throw Error(std::string("CUDA kernel: unsupported element type ") + dtype_name(dt));
+}
+
+// The frame of a launcher over n elements: nothing to do for n <= 0, f(T{}) for dt's device type, the launch
+// checked.
+template <typename F>
+void launch_float(DType dt, int64_t n, F&& f) {
+  if (n <= 0) return;
+  dispatch_float(dt, f);
+  MG_CHECK_LAUNCH();
 }
 
 }  // namespace mg::kernels
