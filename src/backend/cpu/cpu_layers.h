@@ -97,13 +97,35 @@ class WeightedLayer : public CpuLayer {
                 bool accumulate) override;
 
  protected:
-  // Set by the derived constructor.
+  // Set by build().
   dnnl::primitive fwd_, bwd_data_, bwd_w_;
   dnnl::memory src_, dst_, bias_, dbias_;  // dst and diff_dst share a descriptor
   Buffer dbias_buf_;                       // bias gradient staging when accumulating
   int64_t bias_count_ = 0;                 // 0: no bias
 
-  // Call from the derived constructor once the primitive descriptors exist (before allocate_scratch()).
+  // Call from the derived constructor once its three primitive descriptors exist: creates the primitives, the
+  // weight copies and reorders (setup_weights), the scratchpad, and the activation and bias memories.
+  template <typename FwdPd, typename BwdDataPd, typename BwdWPd>
+  void build(const FwdPd& fwd, const BwdDataPd& bwd_data, const BwdWPd& bwd_w, const memory::desc& canonical,
+             const memory::desc& src, const memory::desc& dst, int64_t bias_count) {
+    MG_CHECK_DNNL(fwd_ = dnnl::primitive(fwd));
+    MG_CHECK_DNNL(bwd_data_ = dnnl::primitive(bwd_data));
+    MG_CHECK_DNNL(bwd_w_ = dnnl::primitive(bwd_w));
+    need_scratch(fwd.scratchpad_desc());
+    need_scratch(bwd_data.scratchpad_desc());
+    need_scratch(bwd_w.scratchpad_desc());
+    setup_weights(canonical, fwd.weights_desc(), bwd_data.weights_desc(), bwd_w.diff_weights_desc());
+    allocate_scratch();
+    src_ = mem(src);
+    dst_ = mem(dst);
+    bias_count_ = bias_count;
+    if (bias_count) {
+      const memory::desc bias_md({bias_count}, DT::f32, Tag::a);
+      bias_ = mem(bias_md);
+      dbias_ = mem(bias_md);
+      dbias_buf_ = Buffer(be_, static_cast<size_t>(bias_count) * sizeof(float));
+    }
+  }
   void setup_weights(const memory::desc& canonical, const memory::desc& fwd, const memory::desc& bwd_data,
                      const memory::desc& diff);
   // Weights in the forward format, refreshed from the master copy.

@@ -34,37 +34,21 @@ class ConvLayer final : public WeightedLayer {
     const memory::dims& pad_r = pad;
     const auto algo = dnnl::algorithm::convolution_direct;
 
-    MG_CHECK_DNNL(fwd_pd_ = dnnl::convolution_forward::primitive_desc(
+    dnnl::convolution_forward::primitive_desc fwd;
+    dnnl::convolution_backward_data::primitive_desc bwd_data;
+    dnnl::convolution_backward_weights::primitive_desc bwd_w;
+    MG_CHECK_DNNL(fwd = dnnl::convolution_forward::primitive_desc(
                       dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, src, w_any, bias_md,
                                                       dst, strides, pad, pad_r),
                       attr(), be.engine()));
-    MG_CHECK_DNNL(bwd_data_pd_ = dnnl::convolution_backward_data::primitive_desc(
+    MG_CHECK_DNNL(bwd_data = dnnl::convolution_backward_data::primitive_desc(
                       dnnl::convolution_backward_data::desc(algo, src, w_any, dst, strides, pad, pad_r), attr(),
-                      be.engine(), fwd_pd_));
-    MG_CHECK_DNNL(bwd_w_pd_ = dnnl::convolution_backward_weights::primitive_desc(
+                      be.engine(), fwd));
+    MG_CHECK_DNNL(bwd_w = dnnl::convolution_backward_weights::primitive_desc(
                       dnnl::convolution_backward_weights::desc(algo, src, dw_any, bias_md, dst, strides, pad, pad_r),
-                      attr(), be.engine(), fwd_pd_));
-    MG_CHECK_DNNL(fwd_ = dnnl::convolution_forward(fwd_pd_));
-    MG_CHECK_DNNL(bwd_data_ = dnnl::convolution_backward_data(bwd_data_pd_));
-    MG_CHECK_DNNL(bwd_w_ = dnnl::convolution_backward_weights(bwd_w_pd_));
-    need_scratch(fwd_pd_.scratchpad_desc());
-    need_scratch(bwd_data_pd_.scratchpad_desc());
-    need_scratch(bwd_w_pd_.scratchpad_desc());
-    setup_weights(canonical, fwd_pd_.weights_desc(), bwd_data_pd_.weights_desc(), bwd_w_pd_.diff_weights_desc());
-    allocate_scratch();
-
-    src_ = mem(src);
-    dst_ = mem(dst);
-    if (c.bias) bias_ = mem(bias_md);
-    if (c.bias) dbias_ = mem(bias_md);
-    if (c.bias) dbias_buf_ = Buffer(be, static_cast<size_t>(o) * sizeof(float));
-    bias_count_ = c.bias ? o : 0;
+                      attr(), be.engine(), fwd));
+    build(fwd, bwd_data, bwd_w, canonical, src, dst, c.bias ? o : 0);
   }
-
- private:
-  dnnl::convolution_forward::primitive_desc fwd_pd_;
-  dnnl::convolution_backward_data::primitive_desc bwd_data_pd_;
-  dnnl::convolution_backward_weights::primitive_desc bwd_w_pd_;
 };
 
 }  // namespace

@@ -20,37 +20,19 @@ class LinearLayer final : public WeightedLayer {
     const memory::desc w_any({o, f}, adt, Tag::any), dw_any({o, f}, DT::f32, Tag::any);
     const memory::desc bias_md = l.bias ? memory::desc({o}, DT::f32, Tag::a) : memory::desc();
 
-    MG_CHECK_DNNL(fwd_pd_ = dnnl::inner_product_forward::primitive_desc(
+    dnnl::inner_product_forward::primitive_desc fwd;
+    dnnl::inner_product_backward_data::primitive_desc bwd_data;
+    dnnl::inner_product_backward_weights::primitive_desc bwd_w;
+    MG_CHECK_DNNL(fwd = dnnl::inner_product_forward::primitive_desc(
                       dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, src, w_any, bias_md, dst),
                       attr(), be.engine()));
-    MG_CHECK_DNNL(bwd_data_pd_ = dnnl::inner_product_backward_data::primitive_desc(
-                      dnnl::inner_product_backward_data::desc(src, w_any, dst), attr(), be.engine(), fwd_pd_));
-    MG_CHECK_DNNL(bwd_w_pd_ = dnnl::inner_product_backward_weights::primitive_desc(
+    MG_CHECK_DNNL(bwd_data = dnnl::inner_product_backward_data::primitive_desc(
+                      dnnl::inner_product_backward_data::desc(src, w_any, dst), attr(), be.engine(), fwd));
+    MG_CHECK_DNNL(bwd_w = dnnl::inner_product_backward_weights::primitive_desc(
                       dnnl::inner_product_backward_weights::desc(src, dw_any, bias_md, dst), attr(), be.engine(),
-                      fwd_pd_));
-    MG_CHECK_DNNL(fwd_ = dnnl::inner_product_forward(fwd_pd_));
-    MG_CHECK_DNNL(bwd_data_ = dnnl::inner_product_backward_data(bwd_data_pd_));
-    MG_CHECK_DNNL(bwd_w_ = dnnl::inner_product_backward_weights(bwd_w_pd_));
-    need_scratch(fwd_pd_.scratchpad_desc());
-    need_scratch(bwd_data_pd_.scratchpad_desc());
-    need_scratch(bwd_w_pd_.scratchpad_desc());
-    setup_weights(canonical, fwd_pd_.weights_desc(), bwd_data_pd_.weights_desc(), bwd_w_pd_.diff_weights_desc());
-    allocate_scratch();
-
-    src_ = mem(src);
-    dst_ = mem(dst);
-    if (l.bias) {
-      bias_ = mem(bias_md);
-      dbias_ = mem(bias_md);
-      dbias_buf_ = Buffer(be, static_cast<size_t>(o) * sizeof(float));
-      bias_count_ = o;
-    }
+                      fwd));
+    build(fwd, bwd_data, bwd_w, canonical, src, dst, l.bias ? o : 0);
   }
-
- private:
-  dnnl::inner_product_forward::primitive_desc fwd_pd_;
-  dnnl::inner_product_backward_data::primitive_desc bwd_data_pd_;
-  dnnl::inner_product_backward_weights::primitive_desc bwd_w_pd_;
 };
 
 }  // namespace
