@@ -101,7 +101,7 @@ std::vector<CheckRow> check_collectives(DeviceKind kind, int devices) {
             }
             DeviceBuffer buf(be, host.size());
             be.copy_h2d(buf.get(), host.data(), host.size(), StreamKind::Comm);
-            comms[r]->collective(op, buf.get(), buf.get(), count, dt, 0, be, StreamKind::Comm);
+            comms[r]->collective(op, buf.get(), buf.get(), count, dt, 0, StreamKind::Comm);
             be.copy_d2h(host.data(), buf.get(), host.size(), StreamKind::Comm);
             be.synchronize(StreamKind::Comm);
             for (size_t i = 0; i < count; ++i) {

@@ -205,7 +205,7 @@ class RankBench {
     // Combine over the world with the communicator under test: mean time, total wrong elements.
     float local[2] = {static_cast<float>(seconds * 1e6), static_cast<float>(wrong)};
     be_.copy_h2d(stats_, local, sizeof(local), StreamKind::Comm);
-    comm_.collective(CollectiveOp::AllReduce, stats_, stats_, 2, DType::F32, 0, be_, StreamKind::Comm);
+    comm_.collective(CollectiveOp::AllReduce, stats_, stats_, 2, DType::F32, 0, StreamKind::Comm);
     float world[2] = {0, 0};
     be_.copy_d2h(world, stats_, sizeof(world), StreamKind::Comm);
     be_.synchronize(StreamKind::Comm);
@@ -230,9 +230,9 @@ class RankBench {
   void enqueue(const void* send, void* recv, size_t count) {
     throw_if_stopped();  // a long timed loop (--iters) must not outlive a SIGINT
     if (opt_.ps && opt_.op == CollectiveOp::AllReduce) {
-      comm_.ps_allreduce_sum(send, recv, count, opt_.dtype, be_, StreamKind::Comm);
+      comm_.ps_allreduce_sum(send, recv, count, opt_.dtype, StreamKind::Comm);
     } else {
-      comm_.collective(opt_.op, send, recv, count, opt_.dtype, opt_.root, be_, StreamKind::Comm);
+      comm_.collective(opt_.op, send, recv, count, opt_.dtype, opt_.root, StreamKind::Comm);
     }
   }
 

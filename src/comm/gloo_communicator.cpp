@@ -2,22 +2,30 @@
 
 #include <algorithm>
 #include <cstring>
+#include <exception>
+#include <thread>
 
 #include <gloo/allgather.h>
 #include <gloo/allreduce.h>
 #include <gloo/barrier.h>
 #include <gloo/broadcast.h>
 #include <gloo/reduce.h>
+#include <gloo/rendezvous/context.h>
+#include <gloo/transport/tcp/device.h>
 
+#include "comm/gloo_store_adapter.h"
+#include "comm/net_address.h"
 #include "comm/reduce_sum.h"
 #include "comm/ring_reduce_scatter.h"
 #include "core/error.h"
+#include "core/run_on_threads.h"
 
 namespace mg {
 
-GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::Context> ctx, std::shared_ptr<PeerMonitor> monitor,
-                                   double timeout_s)
-    : ctx_(std::move(ctx)),
+GlooCommunicator::GlooCommunicator(Backend& be, std::shared_ptr<gloo::Context> ctx,
+                                   std::shared_ptr<PeerMonitor> monitor, double timeout_s)
+    : Communicator(be),
+      ctx_(std::move(ctx)),
       monitor_(std::move(monitor)),
       timeout_(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000))),
       timeout_s_(timeout_s) {}
@@ -25,14 +33,11 @@ GlooCommunicator::GlooCommunicator(std::shared_ptr<gloo::Context> ctx, std::shar
 GlooCommunicator::~GlooCommunicator() { monitor_->left(rank()); }
 
 void GlooCommunicator::collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
-                                  Backend& be, StreamKind s) {
-  if (be.kind() != DeviceKind::Cpu) {
-    throw UsageError("Gloo collectives work on host memory: --device cuda needs NCCL");
-  }
+                                  StreamKind s) {
   if (root < 0 || root >= size()) throw Error("collective root " + std::to_string(root) + " outside the world");
   // Reject a dtype that cannot be summed here, on the caller, rather than later on the stream.
   if (op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce) reduce_sum_fn(dt);
-  be.host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
+  backend().host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
 }
 
 void GlooCommunicator::run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) {
@@ -184,6 +189,41 @@ void GlooCommunicator::abort() {
   // Closing the pairs makes every peer blocked on us fail now rather than at its timeout. (An operation of
   // our own still in flight ends when its peers close their side too, or at the timeout.)
   MG_CHECK_GLOO(ctx_->closeConnections());
+}
+
+std::vector<std::unique_ptr<Communicator>> create_gloo_communicators(int world_size, int first_rank,
+                                                                     const std::vector<Backend*>& local,
+                                                                     Store& store, const std::string& key,
+                                                                     double timeout_s, const GlooAddress& addr,
+                                                                     std::function<std::vector<int>()> lost_processes) {
+  for (Backend* be : local) {
+    if (!be || be->kind() != DeviceKind::Cpu) {
+      throw UsageError("--comm gloo works on --device cpu; --device cuda uses NCCL");
+    }
+  }
+  const int n_local = static_cast<int>(local.size());
+  gloo::transport::tcp::attr attr;
+  if (!addr.iface.empty()) {
+    interface_ipv4(addr.iface, "--gloo-iface");  // a clear error for a missing interface, before Gloo's
+    attr.iface = addr.iface;
+  } else {
+    attr.hostname = addr.hostname;
+  }
+  auto monitor = std::make_shared<PeerMonitor>(first_rank, n_local, std::move(lost_processes));
+  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000));
+
+  std::vector<std::unique_ptr<Communicator>> out(local.size());
+  // connectFullMesh blocks until every rank has published its address, so local ranks join concurrently.
+  run_on_threads(n_local, [&](int i) {
+    std::shared_ptr<gloo::transport::Device> dev;
+    MG_CHECK_GLOO(dev = gloo::transport::tcp::CreateDevice(attr));
+    auto ctx = std::make_shared<gloo::rendezvous::Context>(first_rank + i, world_size);
+    ctx->setTimeout(timeout);
+    GlooStoreAdapter adapter(store, key + "/gloo/", timeout);
+    MG_CHECK_GLOO(ctx->connectFullMesh(adapter, dev));
+    out[i] = std::make_unique<GlooCommunicator>(*local[i], ctx, monitor, timeout_s);
+  });
+  return out;
 }
 
 }  // namespace mg

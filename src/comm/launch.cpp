@@ -89,6 +89,9 @@ LaunchInfo detect_launch() {
     }
   }
   if (!li.launched()) return li;
+  // Where rank 0 may open the store on loopback (world.cpp): every rank is on this host.
+  li.single_host = env("OMPI_COMM_WORLD_LOCAL_SIZE") && env("OMPI_COMM_WORLD_SIZE") &&
+                   std::string(env("OMPI_COMM_WORLD_LOCAL_SIZE")) == env("OMPI_COMM_WORLD_SIZE");
 
   if (li.rank >= li.world_size) {
     throw UsageError(std::string(rank_var) + "=" + std::to_string(li.rank) + " is not below the world size " +

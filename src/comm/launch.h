@@ -13,13 +13,15 @@ struct LaunchInfo {
   int local_size = 1;             // processes of this job on this host (they share its cores)
   std::string master_addr;        // rendezvous host (env/slurm); for MPI rank 0's address is broadcast
   int master_port = 0;
+  bool single_host = false;       // Open MPI says every process of the job runs on this host
 
   bool launched() const { return launcher != "none"; }
 };
 
 // Reads OMPI_COMM_WORLD_* / PMI_* (MPI), SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID (Slurm), or RANK/WORLD_SIZE/
 // LOCAL_RANK/MASTER_ADDR/MASTER_PORT (torchrun style); local_size from OMPI_COMM_WORLD_LOCAL_SIZE,
-// LOCAL_WORLD_SIZE or SLURM_NTASKS_PER_NODE. Inconsistent variables throw UsageError.
+// LOCAL_WORLD_SIZE or SLURM_NTASKS_PER_NODE; single_host when OMPI_COMM_WORLD_LOCAL_SIZE equals
+// OMPI_COMM_WORLD_SIZE. Inconsistent variables throw UsageError.
 LaunchInfo detect_launch();
 
 // This process's share of the cores it may run on: cpu_core_count() divided among the job's processes on this

@@ -153,8 +153,8 @@ class DataPhase {
 
 }  // namespace
 
-LocalCommunicator::LocalCommunicator(std::shared_ptr<LocalWorld> world, int rank)
-    : world_(std::move(world)), rank_(rank) {}
+LocalCommunicator::LocalCommunicator(Backend& be, std::shared_ptr<LocalWorld> world, int rank)
+    : Communicator(be), world_(std::move(world)), rank_(rank) {}
 
 LocalCommunicator::~LocalCommunicator() {
   world_->monitor->left(rank_);
@@ -164,15 +164,12 @@ LocalCommunicator::~LocalCommunicator() {
 int LocalCommunicator::size() const { return world_->size; }
 
 void LocalCommunicator::collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
-                                   Backend& be, StreamKind s) {
-  if (be.kind() != DeviceKind::Cpu) {
-    throw UsageError("the in-process communicator works on host memory: --device cuda needs NCCL");
-  }
+                                   StreamKind s) {
   if (root < 0 || root >= size()) throw Error("collective root " + std::to_string(root) + " outside the world");
   if (op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce) {
     reduce_sum_fn(dt);
   }
-  be.host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
+  backend().host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
 }
 
 void LocalCommunicator::begin(std::string what) {
@@ -326,11 +323,18 @@ void LocalCommunicator::broadcast(const void* send, void* recv, size_t count, DT
   if (src != recv) std::memcpy(recv, src, count * dtype_size(dt));
 }
 
-std::vector<std::unique_ptr<Communicator>> create_local_communicators(int n, double timeout_s) {
-  if (n < 1) throw Error("an in-process world needs at least one rank");
+std::vector<std::unique_ptr<Communicator>> create_local_communicators(const std::vector<Backend*>& local,
+                                                                      double timeout_s) {
+  if (local.empty()) throw Error("an in-process world needs at least one rank");
+  for (Backend* be : local) {
+    if (!be || be->kind() != DeviceKind::Cpu) {
+      throw UsageError("--comm gloo works on --device cpu; --device cuda uses NCCL");
+    }
+  }
+  const int n = static_cast<int>(local.size());
   auto world = std::make_shared<LocalWorld>(n, timeout_s);
   std::vector<std::unique_ptr<Communicator>> out;
-  for (int r = 0; r < n; ++r) out.push_back(std::make_unique<LocalCommunicator>(world, r));
+  for (int r = 0; r < n; ++r) out.push_back(std::make_unique<LocalCommunicator>(*local[r], world, r));
   return out;
 }
 

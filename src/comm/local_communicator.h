@@ -29,7 +29,8 @@ struct LocalWorld;
 
 class LocalCommunicator final : public Communicator {
  public:
-  LocalCommunicator(std::shared_ptr<LocalWorld> world, int rank);
+  // be: a CPU backend (create_local_communicators checks), whose streams run the collectives.
+  LocalCommunicator(Backend& be, std::shared_ptr<LocalWorld> world, int rank);
   // Callers synchronize the stream collectives were enqueued on before destroying the communicator; the
   // peers' later collectives then fail naming this rank.
   ~LocalCommunicator() override;
@@ -37,7 +38,7 @@ class LocalCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override;
   std::string library() const override { return "local"; }
-  void collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root, Backend& be,
+  void collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
                   StreamKind s) override;
   void barrier() override;
   void abort() override;
@@ -71,7 +72,9 @@ class LocalCommunicator final : public Communicator {
   std::string failure_;  // first failure; later calls repeat it
 };
 
-// One communicator per rank of an in-process world of n ranks; timeout_s bounds every operation.
-std::vector<std::unique_ptr<Communicator>> create_local_communicators(int n, double timeout_s);
+// One communicator per local CPU backend, ranks 0 .. local.size() - 1 of an in-process world; timeout_s bounds
+// every operation.
+std::vector<std::unique_ptr<Communicator>> create_local_communicators(const std::vector<Backend*>& local,
+                                                                      double timeout_s);
 
 }  // namespace mg

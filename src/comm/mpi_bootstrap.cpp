@@ -2,7 +2,6 @@
 
 #include <mpi.h>
 
-#include <cstdlib>
 #include <mutex>
 #include <vector>
 
@@ -42,12 +41,6 @@ std::string mpi_broadcast_from_rank0(const std::string& value) {
   buf.resize(static_cast<size_t>(len));
   check_mpi(MPI_Bcast(buf.data(), len, MPI_CHAR, 0, MPI_COMM_WORLD), "MPI_Bcast(address)");
   return std::string(buf.begin(), buf.end());
-}
-
-bool mpi_single_host() {
-  const char* local = std::getenv("OMPI_COMM_WORLD_LOCAL_SIZE");
-  const char* all = std::getenv("OMPI_COMM_WORLD_SIZE");
-  return local && all && std::string(local) == all;
 }
 
 void finalize_launch() {

@@ -8,8 +8,6 @@ namespace mg {
 
 // Collective over MPI_COMM_WORLD: returns rank 0's value on every rank. Initialises MPI if needed.
 std::string mpi_broadcast_from_rank0(const std::string& value);
-// Whether this process has MPI_COMM_WORLD_LOCAL_SIZE == SIZE (all ranks on one host), from Open MPI's env.
-bool mpi_single_host();
 // MPI_Finalize if mpi_broadcast_from_rank0 initialised MPI; idempotent, safe when MPI was never used.
 void finalize_launch();
 

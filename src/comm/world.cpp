@@ -1,7 +1,7 @@
 // create_communicators(): rendezvous (in-process store, or a TCP store served by process rank 0 whose address
-// comes from MASTER_ADDR or an MPI broadcast), a cross-process configuration check, then one Gloo context per
-// local replica (or NCCL communicators when built with NCCL). Replicas that are all threads of this process
-// share memory instead (LocalCommunicator) unless --transport tcp asks for Gloo.
+// comes from MASTER_ADDR or an MPI broadcast), a cross-process configuration check, then the library's own
+// factory: Gloo (gloo_communicator.h), NCCL when built with it, or, for replicas that are all threads of this
+// process, shared memory (LocalCommunicator) unless --transport tcp asks for Gloo.
 #include "comm/world.h"
 
 #include <algorithm>
@@ -9,11 +9,7 @@
 #include <mutex>
 #include <sstream>
 
-#include <gloo/rendezvous/context.h>
-#include <gloo/transport/tcp/device.h>
-
 #include "comm/gloo_communicator.h"
-#include "comm/gloo_store_adapter.h"
 #include "comm/in_process_store.h"
 #include "comm/local_communicator.h"
 #include "comm/mpi_bootstrap.h"
@@ -57,7 +53,7 @@ std::shared_ptr<StoreSession> store_session(const LaunchInfo& launch, const Comm
     std::string endpoint;
     if (launch.rank == 0) {
       const std::string ip = !opt.gloo_iface.empty() ? interface_ipv4(opt.gloo_iface, "--gloo-iface")
-                             : mpi_single_host()     ? "127.0.0.1"
+                             : launch.single_host    ? "127.0.0.1"
                                                      : resolve_ipv4(hostname(), "this host's name");
       s->server = std::make_unique<TcpStoreServer>(ip, port);
       endpoint = ip + ":" + std::to_string(s->server->port());
@@ -118,40 +114,18 @@ void check_same_configuration(Store& store, const LaunchInfo& launch, int local,
   }
 }
 
-std::vector<std::unique_ptr<Communicator>> create_gloo(const LaunchInfo& launch, const std::vector<Backend*>& local,
-                                                       const CommOptions& opt, Store& store,
-                                                       const std::string& route_host,
-                                                       std::function<std::vector<int>()> lost_processes) {
-  for (Backend* be : local) {
-    if (be->kind() != DeviceKind::Cpu) throw UsageError("--comm gloo works on --device cpu; --device cuda uses NCCL");
-  }
-  const int n_local = static_cast<int>(local.size());
-  const int world = launch.world_size * n_local;
-  const int first = launch.rank * n_local;
-  gloo::transport::tcp::attr attr;
+// Where this process's Gloo ranks listen: the named interface, loopback for a one-process world, else the
+// local address on the route towards the store's host (the peers reach it the same way).
+GlooAddress gloo_address(const LaunchInfo& launch, const CommOptions& opt, const std::string& route_host) {
+  GlooAddress a;
   if (!opt.gloo_iface.empty()) {
-    interface_ipv4(opt.gloo_iface, "--gloo-iface");  // a clear error for a missing interface, before Gloo's
-    attr.iface = opt.gloo_iface;
+    a.iface = opt.gloo_iface;
   } else if (launch.world_size == 1) {
-    attr.hostname = "127.0.0.1";
+    a.hostname = "127.0.0.1";
   } else {
-    attr.hostname = local_ipv4_towards(route_host);
+    a.hostname = local_ipv4_towards(route_host);
   }
-  auto monitor = std::make_shared<PeerMonitor>(first, n_local, std::move(lost_processes));
-  const auto timeout = std::chrono::milliseconds(static_cast<int64_t>(opt.timeout_s * 1000));
-
-  std::vector<std::unique_ptr<Communicator>> out(local.size());
-  // connectFullMesh blocks until every rank has published its address, so local ranks join concurrently.
-  run_on_threads(n_local, [&](int i) {
-    std::shared_ptr<gloo::transport::Device> dev;
-    MG_CHECK_GLOO(dev = gloo::transport::tcp::CreateDevice(attr));
-    auto ctx = std::make_shared<gloo::rendezvous::Context>(first + i, world);
-    ctx->setTimeout(timeout);
-    GlooStoreAdapter adapter(store, opt.job_key + "/gloo/", timeout);
-    MG_CHECK_GLOO(ctx->connectFullMesh(adapter, dev));
-    out[i] = std::make_unique<GlooCommunicator>(ctx, monitor, opt.timeout_s);
-  });
-  return out;
+  return a;
 }
 
 }  // namespace
@@ -185,23 +159,21 @@ std::vector<std::unique_ptr<Communicator>> create_communicators(const LaunchInfo
       return c ? c->lost_processes() : std::vector<int>{};
     };
   }
-  check_same_configuration(*store, launch, static_cast<int>(local_backends.size()), opt);
+  const int n_local = static_cast<int>(local_backends.size());
+  check_same_configuration(*store, launch, n_local, opt);
 
+  const int world = launch.world_size * n_local, first = launch.rank * n_local;
   if (opt.library == "nccl") {
 #ifdef MG_HAVE_NCCL
-    return create_nccl_communicators(launch.world_size * static_cast<int>(local_backends.size()),
-                                     launch.rank * static_cast<int>(local_backends.size()), local_backends, *store,
-                                     opt.job_key, opt.timeout_s);
+    return create_nccl_communicators(world, first, local_backends, *store, opt.job_key, opt.timeout_s);
 #endif
   }
   if (launch.world_size == 1 && opt.transport != "tcp") {
-    for (Backend* be : local_backends) {
-      if (be->kind() != DeviceKind::Cpu) throw UsageError("--comm gloo works on --device cpu; --device cuda uses NCCL");
-    }
-    return create_local_communicators(static_cast<int>(local_backends.size()), opt.timeout_s);
+    return create_local_communicators(local_backends, opt.timeout_s);
   }
-  return create_gloo(launch, local_backends, opt, *store, session ? session->host : std::string("127.0.0.1"),
-                     std::move(lost_processes));
+  return create_gloo_communicators(world, first, local_backends, *store, opt.job_key, opt.timeout_s,
+                                   gloo_address(launch, opt, session ? session->host : std::string("127.0.0.1")),
+                                   std::move(lost_processes));
 }
 
 }  // namespace mg

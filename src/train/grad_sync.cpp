@@ -54,9 +54,9 @@ void GradSync::launch(size_t b) {
   const int set = step_ % 2;
   be_.record(*start_[set][b], StreamKind::Comm);
   if (ps_) {
-    comm_->ps_allreduce_sum(buf, buf, n, wire_, be_, StreamKind::Comm);
+    comm_->ps_allreduce_sum(buf, buf, n, wire_, StreamKind::Comm);
   } else {
-    comm_->allreduce_sum(buf, n, wire_, be_, StreamKind::Comm);
+    comm_->allreduce_sum(buf, n, wire_, StreamKind::Comm);
   }
   be_.record(*end_[set][b], StreamKind::Comm);
 }

@@ -64,7 +64,7 @@ inline std::vector<std::vector<float>> run_op(CpuWorld& w, CollectiveOp op, DTyp
       case CollectiveOp::Reduce:  // tests/comm/test_ps_allreduce.cpp
         break;
     }
-    w.comms[r]->collective(op, send, recv, count, dt, root, *w.backends[r], StreamKind::Comm);
+    w.comms[r]->collective(op, send, recv, count, dt, root, StreamKind::Comm);
     w.backends[r]->synchronize(StreamKind::Comm);
     for (size_t i = 0; i < nout; ++i) out[r].push_back(get(recv, i, dt));
   });

@@ -42,12 +42,11 @@ TEST_CASE("gloo broadcast and allgather move int32 data; summing int32 is refuse
     for (int i = 0; i < 5; ++i) src[r].push_back(1000 * r + i);
   }
   mg::run_on_threads(2, [&](int r) {
-    w.comms[r]->collective(CollectiveOp::AllGather, src[r].data(), dst[r].data(), 5, DType::I32, 0,
-                           *w.backends[r], StreamKind::Comm);
+    w.comms[r]->collective(CollectiveOp::AllGather, src[r].data(), dst[r].data(), 5, DType::I32, 0, StreamKind::Comm);
     w.backends[r]->synchronize(StreamKind::Comm);
   });
   for (int r = 0; r < 2; ++r) CHECK(dst[r] == std::vector<int32_t>{0, 1, 2, 3, 4, 1000, 1001, 1002, 1003, 1004});
   CHECK_THROWS_AS(w.comms[0]->collective(CollectiveOp::AllReduce, src[0].data(), src[0].data(), 5, DType::I32, 0,
-                                         *w.backends[0], StreamKind::Comm),
+                                         StreamKind::Comm),
                   UsageError);
 }

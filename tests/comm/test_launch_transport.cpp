@@ -69,6 +69,7 @@ TEST_CASE("launch: processes sharing a host split its cores instead of each taki
   LaunchInfo li = detect_launch();
   CHECK(li.launched());
   CHECK(li.local_size == 4);
+  CHECK_FALSE(li.single_host);  // 4 of 8 here: rank 0's store must listen where the others can reach it
   CHECK(process_core_share(li) == std::max(1, cpu_core_count() / 4));
   li.local_size = 1000;  // more processes than cores: each still gets one
   CHECK(process_core_share(li) == 1);
@@ -88,6 +89,9 @@ TEST_CASE("launch: Open MPI variables") {
   CHECK(li.world_size == 4);
   CHECK(li.local_rank == 1);
   CHECK(li.master_addr.empty());  // rank 0's address comes by MPI broadcast
+  CHECK_FALSE(li.single_host);  // Open MPI did not say how many share this host
+  env.set("OMPI_COMM_WORLD_LOCAL_SIZE", "4");
+  CHECK(detect_launch().single_host);  // the store may listen on loopback
   env.set("RANK", "2");           // torchrun-style variables that disagree with mpirun's
   CHECK_THROWS_WITH(detect_launch(), Catch::Contains("inconsistent") && Catch::Contains("RANK=2"));
 }

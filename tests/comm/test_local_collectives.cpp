@@ -10,6 +10,7 @@
 #include "comm/local_communicator.h"
 #include "core/error.h"
 #include "core/run_on_threads.h"
+#include "support/delegating_backend.h"
 
 using namespace mg;
 
@@ -52,8 +53,7 @@ TEST_CASE("local all-reduce sums in rank order, so every rank holds bitwise the 
       std::vector<std::vector<float>> out(n, std::vector<float>(count + 1, -1.0f)), buf = in;
       mg::run_on_threads(n, [&](int r) {
         float* recv = in_place ? buf[r].data() : out[r].data() + 1;
-        w.comms[r]->collective(CollectiveOp::AllReduce, buf[r].data(), recv, count, DType::F32, 0,
-                               *w.backends[r], StreamKind::Comm);
+        w.comms[r]->collective(CollectiveOp::AllReduce, buf[r].data(), recv, count, DType::F32, 0, StreamKind::Comm);
         w.backends[r]->synchronize(StreamKind::Comm);
       });
       for (int r = 0; r < n; ++r) {
@@ -79,7 +79,7 @@ TEST_CASE("many local all-reduces queued back to back on the Comm stream each se
     // No synchronization between operations: a rank may run ahead into the next one while its peers still
     // work on the previous, which is what the rendezvous must make safe.
     for (int k = 0; k < ops; ++k) {
-      w.comms[r]->allreduce_sum(bufs[r][k].data(), bufs[r][k].size(), DType::F32, *w.backends[r]);
+      w.comms[r]->allreduce_sum(bufs[r][k].data(), bufs[r][k].size(), DType::F32);
     }
     w.backends[r]->synchronize(StreamKind::Comm);
   });
@@ -101,7 +101,7 @@ TEST_CASE("local ranks that disagree on a call fail on every rank instead of rea
     threads.emplace_back([&, r] {
       try {
         std::vector<float>& v = r == 0 ? a : b;
-        w.comms[r]->allreduce_sum(v.data(), v.size(), DType::F32, *w.backends[r]);
+        w.comms[r]->allreduce_sum(v.data(), v.size(), DType::F32);
         w.backends[r]->synchronize(StreamKind::Comm);
       } catch (const Error& e) {
         errors[r] = e.what();
@@ -131,6 +131,30 @@ TEST_CASE("replica threads get the local communicator by default, Gloo with tcp,
   CHECK_THROWS_WITH(create_communicators(li, {be.get()}, opt), Catch::Contains("threads of one process"));
 }
 
+// A backend that claims to be a GPU: the CPU communicators must refuse it when they are created, since their
+// collectives no longer look at the device kind.
+class ClaimsCuda final : public mgtest::DelegatingBackend {
+ public:
+  using DelegatingBackend::DelegatingBackend;
+  DeviceKind kind() const override { return DeviceKind::Cuda; }
+};
+
+TEST_CASE("CPU communicators are bound to their backends and refuse a non-CPU one when created") {
+  test::CpuWorld w = test::make_cpu_world(2, 20, "bound", "auto");
+  for (int r = 0; r < 2; ++r) CHECK(&w.comms[r]->backend() == w.backends[r].get());
+  auto cpu = make_backend(DeviceKind::Cpu, 0, BackendOptions{1});
+  ClaimsCuda gpu(*cpu);
+  for (const char* transport : {"auto", "tcp"}) {
+    INFO(transport);
+    CommOptions opt;
+    opt.timeout_s = 5;
+    opt.transport = transport;
+    opt.job_key = std::string("refuse-") + transport;
+    CHECK_THROWS_WITH(create_communicators(LaunchInfo{}, {cpu.get(), &gpu}, opt),
+                      Catch::Contains("--comm gloo works on --device cpu"));
+  }
+}
+
 TEST_CASE("local reduce sums into the root's output only, in and out of place") {
   for (int n = 1; n <= 4; ++n) {
     test::CpuWorld w = test::make_cpu_world(n, 20, "reduce", "local");
@@ -143,7 +167,7 @@ TEST_CASE("local reduce sums into the root's output only, in and out of place") 
         for (size_t i = 0; i < count; ++i) send[r].push_back(test::value(r, i));
         threads.emplace_back([&, r] {
           float* out = in_place ? send[r].data() : recv[r].data();
-          w.comms[r]->collective(CollectiveOp::Reduce, send[r].data(), out, count, DType::F32, root, *w.backends[r],
+          w.comms[r]->collective(CollectiveOp::Reduce, send[r].data(), out, count, DType::F32, root,
                                  StreamKind::Comm);
           w.backends[r]->synchronize(StreamKind::Comm);
         });

@@ -46,7 +46,7 @@ TEST_CASE("a replica whose communicator is gone fails the survivor's all-reduce 
   std::vector<float> buf(1000, 1.0f);
   w.comms[1].reset();
   const auto t0 = std::chrono::steady_clock::now();
-  w.comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32, *w.backends[0]);
+  w.comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32);
   CHECK_THROWS_WITH(w.backends[0]->synchronize(StreamKind::Comm), Catch::Contains("rank 1 lost"));
   CHECK(seconds_since(t0) < 3 + 3);
 }
@@ -60,14 +60,14 @@ TEST_CASE("a replica that never enters the collective is named when the timeout 
   std::string errors[2];
   std::thread t([&] {
     try {
-      w.comms[0]->allreduce_sum(bufs[0].data(), 256, DType::F32, *w.backends[0]);
+      w.comms[0]->allreduce_sum(bufs[0].data(), 256, DType::F32);
       w.backends[0]->synchronize(StreamKind::Comm);
     } catch (const Error& e) {
       errors[0] = e.what();
     }
   });
   try {
-    w.comms[1]->allreduce_sum(bufs[1].data(), 256, DType::F32, *w.backends[1]);
+    w.comms[1]->allreduce_sum(bufs[1].data(), 256, DType::F32);
     w.backends[1]->synchronize(StreamKind::Comm);
   } catch (const Error& e) {
     errors[1] = e.what();
@@ -131,7 +131,7 @@ TEST_CASE("two processes all-reduce over the TCP store; a killed peer process is
       opt.job_key = "fork";
       auto comms = create_communicators(env_launch(1, 2, port), {be.get()}, opt);
       std::vector<float> buf(4096, 2.0f);
-      comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32, *be);
+      comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32);
       be->synchronize(StreamKind::Comm);
       _exit(buf[0] == 3.0f ? 0 : 3);
     } catch (...) {
@@ -145,7 +145,7 @@ TEST_CASE("two processes all-reduce over the TCP store; a killed peer process is
   auto comms = create_communicators(env_launch(0, 2, port), {be.get()}, opt);
   REQUIRE(comms[0]->size() == 2);
   std::vector<float> buf(4096, 1.0f);
-  comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32, *be);
+  comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32);
   be->synchronize(StreamKind::Comm);
   CHECK(buf[4095] == 3.0f);
   int status = 0;
@@ -153,7 +153,7 @@ TEST_CASE("two processes all-reduce over the TCP store; a killed peer process is
   REQUIRE(WIFEXITED(status));
   CHECK(WEXITSTATUS(status) == 0);
   const auto t0 = std::chrono::steady_clock::now();
-  comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32, *be);
+  comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32);
   CHECK_THROWS_WITH(be->synchronize(StreamKind::Comm), Catch::Contains("rank 1 lost"));
   CHECK(seconds_since(t0) < 5 + 3);
 }
@@ -164,7 +164,7 @@ TEST_CASE("abort from another thread releases the peers blocked on that rank lon
   test::CpuWorld w = test::make_cpu_world(2, 30, "abort", transport);
   std::vector<float> buf(1 << 16, 1.0f);
   const auto t0 = std::chrono::steady_clock::now();
-  w.comms[1]->allreduce_sum(buf.data(), buf.size(), DType::F32, *w.backends[1]);  // rank 0 never joins
+  w.comms[1]->allreduce_sum(buf.data(), buf.size(), DType::F32);  // rank 0 never joins
   std::thread aborter([&] {
     std::this_thread::sleep_for(200ms);
     w.comms[0]->abort();
@@ -173,6 +173,6 @@ TEST_CASE("abort from another thread releases the peers blocked on that rank lon
   aborter.join();
   CHECK(seconds_since(t0) < 10);
   // An aborted communicator refuses further work at once.
-  w.comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32, *w.backends[0]);
+  w.comms[0]->allreduce_sum(buf.data(), buf.size(), DType::F32);
   CHECK_THROWS_WITH(w.backends[0]->synchronize(StreamKind::Comm), Catch::Contains("aborted"));
 }

@@ -35,9 +35,9 @@ std::vector<std::vector<float>> run(test::CpuWorld& w, bool ps, DType dt, bool i
     }
     std::vector<char>& recv = in_place ? a : b;
     if (ps) {
-      w.comms[r]->ps_allreduce_sum(a.data(), recv.data(), count, dt, *w.backends[r]);
+      w.comms[r]->ps_allreduce_sum(a.data(), recv.data(), count, dt);
     } else {
-      w.comms[r]->collective(CollectiveOp::Reduce, a.data(), recv.data(), count, dt, root, *w.backends[r],
+      w.comms[r]->collective(CollectiveOp::Reduce, a.data(), recv.data(), count, dt, root,
                              StreamKind::Comm);
     }
     w.backends[r]->synchronize(StreamKind::Comm);

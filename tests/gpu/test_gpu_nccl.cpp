@@ -28,21 +28,21 @@ TEST_CASE("NCCL with one rank: every collective returns its input", "[gpu][nccl]
       INFO(collective_name(op));
       Dev send = upload(gpu(), v, dt);
       Dev recv = upload(gpu(), std::vector<float>(n, -1.f), dt);
-      c.collective(op, send.p, recv.p, n, dt, 0, gpu(), StreamKind::Comm);
+      c.collective(op, send.p, recv.p, n, dt, 0, StreamKind::Comm);
       gpu().synchronize(StreamKind::Comm);
       CHECK(download(gpu(), recv.p, n, dt) == v);
     }
     Dev inplace = upload(gpu(), v, dt);
-    c.allreduce_sum(inplace.p, n, dt, gpu());
+    c.allreduce_sum(inplace.p, n, dt);
     gpu().synchronize(StreamKind::Comm);
     CHECK(download(gpu(), inplace.p, n, dt) == v);
   }
   c.barrier();
-  CHECK_THROWS_AS(c.collective(CollectiveOp::Broadcast, nullptr, nullptr, 0, DType::F32, 3, gpu(), StreamKind::Comm),
+  CHECK_THROWS_AS(c.collective(CollectiveOp::Broadcast, nullptr, nullptr, 0, DType::F32, 3, StreamKind::Comm),
                   UsageError);
   c.abort();
   Dev buf(gpu(), 4);
-  CHECK_THROWS_AS(c.allreduce_sum(buf.p, 1, DType::F32, gpu()), Error);
+  CHECK_THROWS_AS(c.allreduce_sum(buf.p, 1, DType::F32), Error);
 }
 
 TEST_CASE("NCCL with two local GPUs sums across ranks", "[gpu][nccl]") {
@@ -59,7 +59,7 @@ TEST_CASE("NCCL with two local GPUs sums across ranks", "[gpu][nccl]") {
   auto run = [&](int r, Backend& be) {
     be.attach_thread();
     Dev d = upload(be, std::vector<float>(n, static_cast<float>(r + 1)), DType::F32);
-    comms[r]->allreduce_sum(d.p, n, DType::F32, be);
+    comms[r]->allreduce_sum(d.p, n, DType::F32);
     be.synchronize(StreamKind::Comm);
     comms[r]->barrier();
     result[r] = download(be, d.p, n, DType::F32);

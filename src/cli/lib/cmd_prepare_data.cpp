@@ -1,23 +1,15 @@
 // `mgbench prepare-data DIR OUT.mgrec [--threads N] [--skip-bad-images]`: packs an ImageNet-style folder into
-// one .mgrec record file (docs/mgrec.md). Every image is fully decoded first, so a corrupt JPEG is reported
-// here, naming the file, rather than hours into a training run.
+// one .mgrec record file; the packing itself is data/record_pack.h, this file parses options and prints.
 // Hidden: `prepare-data --generate-test-images DIR --count N --size S --classes K` writes a synthetic folder
 // (scripts/bench-input.sh, smoke tests).
 #include <algorithm>
-#include <atomic>
 #include <chrono>
 #include <cstdio>
-#include <exception>
 #include <thread>
-#include <vector>
 
 #include "cli/lib/command.h"
 #include "core/error.h"
-#include "core/run_on_threads.h"
-#include "core/stop.h"
-#include "data/image_folder.h"
-#include "data/jpeg_codec.h"
-#include "data/record_file.h"
+#include "data/record_pack.h"
 #include "data/test_images.h"
 
 namespace mg {
@@ -64,66 +56,12 @@ class PrepareDataCommand final : public Command {
 
   int pack() {
     const auto t0 = std::chrono::steady_clock::now();
-    const FolderIndex idx = scan_image_folder(input_);
-    const auto store = make_folder_store(idx);
-    RecordWriter writer(output_);
-
-    // Chunks bound memory to a few hundred encoded images while threads decode them in parallel; records are
-    // written in folder order, so the same folder always gives the same file.
-    const int64_t n = store->size();
-    const int64_t chunk = 64 * static_cast<int64_t>(threads_);
-    std::vector<std::vector<uint8_t>> bytes(static_cast<size_t>(chunk));
-    std::vector<std::exception_ptr> failed(static_cast<size_t>(chunk));
-    int64_t skipped = 0, written_bytes = 0;
-    for (int64_t base = 0; base < n; base += chunk) {
-      const int64_t m = std::min(chunk, n - base);
-      std::atomic<int64_t> next{0};
-      auto work = [&] {
-        JpegDecoder dec;
-        RgbImage img;
-        for (int64_t j; !stop_requested() && (j = next.fetch_add(1)) < m;) {
-          failed[static_cast<size_t>(j)] = nullptr;
-          try {
-            store->read(base + j, bytes[static_cast<size_t>(j)]);
-            dec.decode(bytes[static_cast<size_t>(j)].data(), bytes[static_cast<size_t>(j)].size(),
-                       store->name(base + j), img);
-          } catch (...) {
-            failed[static_cast<size_t>(j)] = std::current_exception();
-          }
-        }
-      };
-      run_on_threads(threads_, [&](int) { work(); });
-      throw_if_stopped();  // the writer's destructor removes its temporary file
-
-      for (int64_t j = 0; j < m; ++j) {
-        if (failed[static_cast<size_t>(j)]) {
-          if (!skip_bad_) rethrow_as_usage(failed[static_cast<size_t>(j)]);
-          ++skipped;
-          continue;
-        }
-        const auto& b = bytes[static_cast<size_t>(j)];
-        writer.add(b.data(), b.size(), store->label(base + j));
-        written_bytes += static_cast<int64_t>(b.size());
-      }
-    }
-    if (writer.count() == 0) throw UsageError("no decodable images in " + input_ + "; nothing written");
-    writer.finish(idx.classes);
-    std::printf("wrote %lld images in %zu classes (%.1f MB) to %s in %.1f s", static_cast<long long>(writer.count()),
-                idx.classes.size(), static_cast<double>(written_bytes) / 1e6, output_.c_str(), seconds_since(t0));
-    if (skipped) std::printf("; skipped %lld bad images", static_cast<long long>(skipped));
+    const RecordPackSummary sum = pack_image_folder(input_, output_, RecordPackOptions{threads_, skip_bad_});
+    std::printf("wrote %lld images in %zu classes (%.1f MB) to %s in %.1f s", static_cast<long long>(sum.images),
+                sum.classes, static_cast<double>(sum.bytes) / 1e6, output_.c_str(), seconds_since(t0));
+    if (sum.skipped) std::printf("; skipped %lld bad images", static_cast<long long>(sum.skipped));
     std::printf("\n");
     return 0;
-  }
-
-  // A corrupt input image is bad input to this command: exit 2, with the hint to skip it.
-  [[noreturn]] static void rethrow_as_usage(const std::exception_ptr& e) {
-    try {
-      std::rethrow_exception(e);
-    } catch (const UsageError&) {
-      throw;
-    } catch (const Error& err) {
-      throw UsageError(std::string(err.what()) + " (--skip-bad-images leaves it out)");
-    }
   }
 
   static double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -90,10 +90,10 @@ struct LocalGroup {
 class NcclCommunicator final : public Communicator {
  public:
   NcclCommunicator(std::shared_ptr<LocalGroup> group, size_t index, int rank, int size, Backend* be)
-      : group_(std::move(group)), index_(index), comm_(group_->comms[index]), device_(group_->devices[index]),
-        rank_(rank), size_(size), be_(be), timeout_s_(group_->timeout_s) {
-    be_->attach_thread();
-    barrier_buf_ = be_->device_alloc(sizeof(float));
+      : Communicator(*be), group_(std::move(group)), index_(index), comm_(group_->comms[index]),
+        device_(group_->devices[index]), rank_(rank), size_(size), timeout_s_(group_->timeout_s) {
+    backend().attach_thread();
+    barrier_buf_ = backend().device_alloc(sizeof(float));
     watchdog_ = std::thread([this] { watch(); });
   }
 
@@ -120,7 +120,7 @@ class NcclCommunicator final : public Communicator {
     for (auto& p : pending_) (void)cudaEventDestroy(p.ev);
     for (cudaEvent_t e : free_events_) (void)cudaEventDestroy(e);
     try {
-      be_->device_free(barrier_buf_);
+      backend().device_free(barrier_buf_);
     } catch (const std::exception&) {
       // the backend frees what is left when it goes
     }
@@ -130,14 +130,13 @@ class NcclCommunicator final : public Communicator {
   int size() const override { return size_; }
   std::string library() const override { return "nccl"; }
 
-  void collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root, Backend& be,
+  void collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
                   StreamKind s) override {
-    MG_ENSURE(be.kind() == DeviceKind::Cuda, "NCCL collectives need a CUDA backend");
     if (op == CollectiveOp::Broadcast && (root < 0 || root >= size_)) {
       throw UsageError("broadcast root " + std::to_string(root) + " outside [0, " + std::to_string(size_) + ")");
     }
     throw_if_failed();
-    auto st = static_cast<cudaStream_t>(be.native_stream(s));
+    auto st = static_cast<cudaStream_t>(backend().native_stream(s));
     const ncclDataType_t t = nccl_dtype(dt);
     MG_CHECK_CUDA(cudaSetDevice(device_));  // NCCL enqueues on the current device's context
     ncclResult_t r = ncclSuccess;
@@ -170,8 +169,8 @@ class NcclCommunicator final : public Communicator {
 
   void barrier() override {
     throw_if_failed();
-    auto st = static_cast<cudaStream_t>(be_->native_stream(StreamKind::Comm));
-    collective(CollectiveOp::AllReduce, barrier_buf_, barrier_buf_, 1, DType::F32, 0, *be_, StreamKind::Comm);
+    auto st = static_cast<cudaStream_t>(backend().native_stream(StreamKind::Comm));
+    collective(CollectiveOp::AllReduce, barrier_buf_, barrier_buf_, 1, DType::F32, 0, StreamKind::Comm);
     cudaEvent_t ev = nullptr;
     MG_CHECK_CUDA(cudaSetDevice(device_));
     MG_CHECK_CUDA(cudaEventCreateWithFlags(&ev, cudaEventDisableTiming));
@@ -311,7 +310,6 @@ class NcclCommunicator final : public Communicator {
   ncclComm_t comm_;
   int device_;
   int rank_, size_;
-  Backend* be_;
   double timeout_s_;
   void* barrier_buf_ = nullptr;
 
