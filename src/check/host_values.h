@@ -1,5 +1,5 @@
 // Host-side values for device checks: deterministic inputs, rounding to what an element type can hold, and the
-// byte encodings uploaded to and downloaded from a backend. Shared by src/check and tests/gpu.
+// byte encodings uploaded to and downloaded from a backend. Shared by src/check, tests/gpu and tests/backend.
 #pragma once
 #include <cstdint>
 #include <vector>

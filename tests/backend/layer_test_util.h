@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "backend/cpu/cpu_backend.h"
+#include "check/host_values.h"
 #include "core/counter_rng.h"
 #include "core/error.h"
 #include "core/half.h"
@@ -17,11 +18,7 @@ namespace mgtest {
 
 using namespace mg;
 
-inline std::vector<float> random_vec(size_t n, uint64_t seed, float lo = -1.f, float hi = 1.f) {
-  std::vector<float> v(n);
-  for (size_t i = 0; i < n; ++i) v[i] = lo + (hi - lo) * counter_uniform(seed, i);
-  return v;
-}
+using check::random_vec;  // the values mgbench check and the GPU tests hold layers to
 
 inline CpuBackend& backend() {
   static CpuBackend be(0, BackendOptions{});

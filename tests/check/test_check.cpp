@@ -52,7 +52,7 @@ class OffLayer final : public LayerOp {
   Backend& be_;
 };
 
-class OffBackend final : public mgtest::DelegatingBackend {
+class OffBackend final : public test::DelegatingBackend {
  public:
   using DelegatingBackend::DelegatingBackend;
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& d, const std::vector<Shape>& in,

@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "comm/comm_test_world.h"
+#include "support/cpu_world.h"
 #include "core/half.h"
 #include "core/run_on_threads.h"
 

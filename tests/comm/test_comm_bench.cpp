@@ -2,7 +2,7 @@
 #include <catch2/catch.hpp>
 
 #include "comm/comm_bench.h"
-#include "comm/comm_test_world.h"
+#include "support/cpu_world.h"
 #include "core/error.h"
 #include "core/half.h"
 

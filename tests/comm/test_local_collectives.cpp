@@ -133,7 +133,7 @@ TEST_CASE("replica threads get the local communicator by default, Gloo with tcp,
 
 // A backend that claims to be a GPU: the CPU communicators must refuse it when they are created, since their
 // collectives no longer look at the device kind.
-class ClaimsCuda final : public mgtest::DelegatingBackend {
+class ClaimsCuda final : public test::DelegatingBackend {
  public:
   using DelegatingBackend::DelegatingBackend;
   DeviceKind kind() const override { return DeviceKind::Cuda; }

@@ -8,7 +8,7 @@
 #include <chrono>
 #include <thread>
 
-#include "comm/comm_test_world.h"
+#include "support/cpu_world.h"
 #include "comm/tcp_store.h"
 #include "core/error.h"
 

@@ -2,7 +2,7 @@
 // exchange) gives every rank the all-reduce result, in place and out of place, in every wire dtype.
 #include <catch2/catch.hpp>
 
-#include "comm/comm_test_world.h"
+#include "support/cpu_world.h"
 #include "core/half.h"
 #include "core/run_on_threads.h"
 

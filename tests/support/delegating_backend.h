@@ -7,9 +7,7 @@
 
 #include "backend/backend.h"
 
-namespace mgtest {
-
-using namespace mg;
+namespace mg::test {
 
 class DelegatingBackend : public Backend {
  public:
@@ -59,4 +57,4 @@ class DelegatingBackend : public Backend {
 };
 
 
-}  // namespace mgtest
+}  // namespace mg::test

@@ -56,11 +56,12 @@ TEST_CASE("N replicas' all-reduced gradients equal one replica's on the concaten
       DYNAMIC_SECTION("replicas " << n << ", bucket bytes " << bucket) {
         const auto images = mgtest::make_images(static_cast<size_t>(n * b * kImage * kImage * 3), 11);
         const auto labels = mgtest::make_labels(static_cast<size_t>(n * b), kClasses, 12);
-        mgtest::CpuWorld ref_world(1);
+        mg::test::CpuWorld ref_world = mg::test::make_replica_world(1);
         const std::vector<float> ref =
             replica_grads(*ref_world.backends[0], nullptr, m, images, labels, 0, n * b, bucket, true);
 
-        mgtest::CpuWorld world(n, "eq" + std::to_string(n) + "_" + std::to_string(bucket));
+        mg::test::CpuWorld world =
+            mg::test::make_replica_world(n, "eq" + std::to_string(n) + "_" + std::to_string(bucket));
         std::vector<std::vector<float>> got(n);
         mg::run_on_threads(n, [&](int i) {
           world.backends[i]->attach_thread();
@@ -90,7 +91,8 @@ TEST_CASE("overlapped and non-overlapped all-reduce produce identical gradients"
   const auto images = mgtest::make_images(static_cast<size_t>(n * b * kImage * kImage * 3), 21);
   const auto labels = mgtest::make_labels(static_cast<size_t>(n * b), kClasses, 22);
   std::vector<std::vector<float>> with(n), without(n);
-  mgtest::CpuWorld w1(n, "ov1"), w2(n, "ov2");
+  mg::test::CpuWorld w1 = mg::test::make_replica_world(n, "ov1");
+  mg::test::CpuWorld w2 = mg::test::make_replica_world(n, "ov2");
   mg::run_on_threads(n, [&](int i) {
     w1.backends[i]->attach_thread();
     with[i] = replica_grads(*w1.backends[i], w1.comm(i), m, images, labels, i * b, b, 512, true);
@@ -109,7 +111,7 @@ TEST_CASE("K accumulated micro-batches give the gradient of one K-times larger b
   const int64_t b = 2;
   const auto images = mgtest::make_images(static_cast<size_t>(K * b * kImage * kImage * 3), 31);
   const auto labels = mgtest::make_labels(static_cast<size_t>(K * b), kClasses, 32);
-  mgtest::CpuWorld world(1);
+  mg::test::CpuWorld world = mg::test::make_replica_world(1);
   Backend& be = *world.backends[0];
   const std::vector<float> ref = replica_grads(be, nullptr, m, images, labels, 0, K * b, 0, true);
 
@@ -139,7 +141,7 @@ TEST_CASE("K accumulated micro-batches give the gradient of one K-times larger b
 
 TEST_CASE("buckets cover every gradient once, in reverse layer order", "[train][buckets]") {
   const ModelDesc m = build_model("tiny_nobn", kClasses);
-  mgtest::CpuWorld world(1);
+  mg::test::CpuWorld world = mg::test::make_replica_world(1);
   Network net(*world.backends[0], m, 2, kImage, Precision::FP32, 1, true);
   ParamStore store(*world.backends[0], net.param_shapes());
   for (size_t bytes : {size_t{4}, size_t{100}, size_t{4096}, size_t{1} << 30}) {

@@ -35,7 +35,7 @@ TEST_CASE("loss scaler: a forced overflow on one CPU replica skips the step on e
           "[train][loss-scale]") {
   const int n = 2;
   const int64_t batch = 2, image = 16;
-  mgtest::CpuWorld world(n, "loss-scale");
+  mg::test::CpuWorld world = mg::test::make_replica_world(n, "loss-scale");
   const ModelDesc m = build_model("tiny", 4);
   std::vector<float> scale_after(n), skipped(n);
   mg::run_on_threads(n, [&](int r) {

@@ -45,7 +45,7 @@ struct Pass {
 // One forward (and, when training, backward) pass of model m on fixed data.
 Pass run(const std::string& model, bool training, bool reuse) {
   constexpr int64_t batch = 2, image = 32;
-  mgtest::CpuWorld w(1);
+  mg::test::CpuWorld w = mg::test::make_replica_world(1);
   Backend& be = *w.backends[0];
   const ModelDesc m = build_model(model, 10);
   Network net(be, m, batch, image, Precision::FP32, 7, training, reuse);

@@ -13,7 +13,7 @@ using namespace mg;
 
 namespace {
 
-class RecordingBackend final : public mgtest::DelegatingBackend {
+class RecordingBackend final : public test::DelegatingBackend {
  public:
   using DelegatingBackend::DelegatingBackend;
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& d, const std::vector<Shape>& in,

@@ -1,37 +1,14 @@
-// Helpers shared by the trainer tests: CPU replicas with communicators and small deterministic batches.
+// Helpers shared by the trainer tests: small deterministic batches (replica worlds: support/cpu_world.h).
 #pragma once
 #include <memory>
 #include <vector>
 
-#include "backend/backend.h"
-#include "backend/device_buffer.h"
-#include "comm/world.h"
 #include "core/counter_rng.h"
+#include "core/run_on_threads.h"
+#include "support/cpu_world.h"
 
 namespace mgtest {
 
-struct CpuWorld {
-  std::vector<std::unique_ptr<mg::Backend>> backends;
-  std::vector<std::unique_ptr<mg::Communicator>> comms;
-
-  explicit CpuWorld(int n, const std::string& key = "test") {
-    mg::BackendOptions opt;
-    opt.threads = 1;
-    std::vector<mg::Backend*> raw;
-    for (int i = 0; i < n; ++i) {
-      backends.push_back(mg::make_backend(mg::DeviceKind::Cpu, i, opt));
-      raw.push_back(backends.back().get());
-    }
-    if (n > 1) {
-      mg::CommOptions copt;
-      copt.library = "gloo";
-      copt.timeout_s = 60;
-      copt.job_key = key;
-      comms = mg::create_communicators(mg::LaunchInfo{}, raw, copt);
-    }
-  }
-  mg::Communicator* comm(int i) { return comms.empty() ? nullptr : comms[i].get(); }
-};
 
 // Deterministic host data: images in [-1, 1), labels in [0, classes).
 inline std::vector<float> make_images(size_t n, uint64_t seed) {
