@@ -24,21 +24,13 @@ namespace mg {
 
 GlooCommunicator::GlooCommunicator(Backend& be, std::shared_ptr<gloo::Context> ctx,
                                    std::shared_ptr<PeerMonitor> monitor, double timeout_s)
-    : Communicator(be),
+    : HostCommunicator(be),
       ctx_(std::move(ctx)),
       monitor_(std::move(monitor)),
       timeout_(std::chrono::milliseconds(static_cast<int64_t>(timeout_s * 1000))),
       timeout_s_(timeout_s) {}
 
 GlooCommunicator::~GlooCommunicator() { monitor_->left(rank()); }
-
-void GlooCommunicator::collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
-                                  StreamKind s) {
-  if (root < 0 || root >= size()) throw Error("collective root " + std::to_string(root) + " outside the world");
-  // Reject a dtype that cannot be summed here, on the caller, rather than later on the stream.
-  if (op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce) reduce_sum_fn(dt);
-  backend().host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
-}
 
 void GlooCommunicator::run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) {
   std::lock_guard<std::mutex> lk(mu_);

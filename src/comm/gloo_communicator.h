@@ -1,6 +1,5 @@
 // Communicator over Gloo's TCP transport, for CPU replicas (threads of one process, processes, or hosts).
-// Collectives run as host functions on the backend stream they are enqueued on (the CPU Comm stream is a
-// worker thread), so they are asynchronous to the caller like NCCL's. All-reduce is Gloo's pipelined ring;
+// Collectives run on the host (host_communicator.h). All-reduce is Gloo's pipelined ring;
 // reduce-scatter is our ring (ring_reduce_scatter.h); allgather and broadcast are Gloo's.
 #pragma once
 #include <atomic>
@@ -14,13 +13,13 @@
 
 #include <gloo/context.h>
 
-#include "comm/communicator.h"
+#include "comm/host_communicator.h"
 #include "comm/peer_monitor.h"
 #include "comm/store.h"
 
 namespace mg {
 
-class GlooCommunicator final : public Communicator {
+class GlooCommunicator final : public HostCommunicator {
  public:
   // ctx: connected full mesh; its timeout bounds every collective. monitor names lost ranks on failure. be: a
   // CPU backend (create_gloo_communicators checks), whose streams run the collectives.
@@ -32,13 +31,9 @@ class GlooCommunicator final : public Communicator {
   int rank() const override { return ctx_->rank; }
   int size() const override { return ctx_->size; }
   std::string library() const override { return "gloo"; }
-  void collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
-                  StreamKind s) override;
   void barrier() override;
   void abort() override;
-
-  // Runs one collective on the calling thread: what collective() enqueues.
-  void run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root);
+  void run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) override;
 
  private:
   void dispatch(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root, uint32_t tag);

@@ -154,7 +154,7 @@ class DataPhase {
 }  // namespace
 
 LocalCommunicator::LocalCommunicator(Backend& be, std::shared_ptr<LocalWorld> world, int rank)
-    : Communicator(be), world_(std::move(world)), rank_(rank) {}
+    : HostCommunicator(be), world_(std::move(world)), rank_(rank) {}
 
 LocalCommunicator::~LocalCommunicator() {
   world_->monitor->left(rank_);
@@ -162,15 +162,6 @@ LocalCommunicator::~LocalCommunicator() {
 }
 
 int LocalCommunicator::size() const { return world_->size; }
-
-void LocalCommunicator::collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
-                                   StreamKind s) {
-  if (root < 0 || root >= size()) throw Error("collective root " + std::to_string(root) + " outside the world");
-  if (op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce) {
-    reduce_sum_fn(dt);
-  }
-  backend().host_fn(s, [this, op, send, recv, count, dt, root] { run(op, send, recv, count, dt, root); });
-}
 
 void LocalCommunicator::begin(std::string what) {
   if (!failure_.empty()) throw Error(failure_);

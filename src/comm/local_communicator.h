@@ -2,8 +2,7 @@
 // instead of loopback sockets. create_communicators() picks it for an in-process world (transport "auto" or
 // "local"); processes, on one host or several, keep Gloo.
 //
-// Every collective runs as a host function on the stream it is enqueued on (the CPU Comm stream is a worker
-// thread), like GlooCommunicator's. The ranks publish their buffer addresses, meet at a barrier and then work on
+// Every collective runs on the host (host_communicator.h), like GlooCommunicator's. The ranks publish their buffer addresses, meet at a barrier and then work on
 // each other's buffers directly: in an all-reduce each rank sums one slice of every rank's input and writes it
 // into that slice of every rank's output, so each byte is read once and written once (the minimum), with two
 // rendezvous per operation. Sums always run in rank order, so every rank ends bitwise identical and a run is
@@ -21,13 +20,13 @@
 #include <string>
 #include <vector>
 
-#include "comm/communicator.h"
+#include "comm/host_communicator.h"
 
 namespace mg {
 
 struct LocalWorld;
 
-class LocalCommunicator final : public Communicator {
+class LocalCommunicator final : public HostCommunicator {
  public:
   // be: a CPU backend (create_local_communicators checks), whose streams run the collectives.
   LocalCommunicator(Backend& be, std::shared_ptr<LocalWorld> world, int rank);
@@ -38,13 +37,9 @@ class LocalCommunicator final : public Communicator {
   int rank() const override { return rank_; }
   int size() const override;
   std::string library() const override { return "local"; }
-  void collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
-                  StreamKind s) override;
   void barrier() override;
   void abort() override;
-
-  // Runs one collective on the calling thread: what collective() enqueues.
-  void run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root);
+  void run(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) override;
 
  private:
   // Starts operation number seq_ + 1 (or repeats an earlier failure): its name for errors and its deadline.
