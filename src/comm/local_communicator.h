@@ -2,10 +2,10 @@
 // instead of loopback sockets. create_communicators() picks it for an in-process world (transport "auto" or
 // "local"); processes, on one host or several, keep Gloo.
 //
-// Every collective runs on the host (host_communicator.h), like GlooCommunicator's. The ranks publish their buffer addresses, meet at a barrier and then work on
-// each other's buffers directly: in an all-reduce each rank sums one slice of every rank's input and writes it
-// into that slice of every rank's output, so each byte is read once and written once (the minimum), with two
-// rendezvous per operation. Sums always run in rank order, so every rank ends bitwise identical and a run is
+// Every collective runs on the host (host_communicator.h), like GlooCommunicator's. The ranks publish their
+// buffer addresses, meet at a barrier and then work on each other's buffers directly: in an all-reduce each rank
+// sums one slice of every rank's input and writes it into that slice of every rank's output, so each byte is
+// read once and written once (the minimum), with two rendezvous per operation. Sums always run in rank order, so every rank ends bitwise identical and a run is
 // reproducible. The second rendezvous keeps every buffer untouched until no peer uses it any more.
 //
 // Failures match GlooCommunicator: a peer that does not arrive within the timeout, or whose communicator is
