@@ -2,6 +2,7 @@
 // reported -- the first failure's. The replica threads of the trainer, Gloo's concurrent rendezvous, the
 // record packer's decoders and the tests' replica threads all run through run_on_threads.
 #pragma once
+#include <condition_variable>
 #include <exception>
 #include <functional>
 #include <mutex>
@@ -19,13 +20,29 @@ class FirstFailure {
 
   // Keeps e if no failure was recorded yet; the first call then runs on_failure. A thread whose unwinding needs
   // the others released first (freeing device memory waits for collectives a failed peer never completes)
-  // records its exception itself before rethrowing it.
+  // records its exception itself before rethrowing it. Every later call returns only once on_failure has
+  // finished: a second replica failing at the same moment must not free buffers that a peer's collective may
+  // still write into until the first one's abort has stopped every collective (an interrupted 2-replica sweep
+  // corrupted the heap when the second recorder returned at once and unwound).
   void record(std::exception_ptr e) {
     {
-      std::lock_guard<std::mutex> lk(mu_);
-      if (first_) return;
+      std::unique_lock<std::mutex> lk(mu_);
+      if (first_) {
+        released_cv_.wait(lk, [this] { return released_; });
+        return;
+      }
       first_ = std::move(e);
     }
+    struct Released {
+      FirstFailure& f;
+      ~Released() {
+        {
+          std::lock_guard<std::mutex> lk(f.mu_);
+          f.released_ = true;
+        }
+        f.released_cv_.notify_all();
+      }
+    } released{*this};
     if (on_failure_) on_failure_();
   }
   bool failed() const {
@@ -43,6 +60,8 @@ class FirstFailure {
 
  private:
   mutable std::mutex mu_;
+  std::condition_variable released_cv_;
+  bool released_ = false;  // on_failure has run
   std::exception_ptr first_;
   std::function<void()> on_failure_;
 };

@@ -33,7 +33,8 @@ size_t packed_bytes(size_t steps, size_t buckets) {
 
 }  // namespace
 
-std::vector<ReplicaTotals> gather_world_totals(Communicator& comm, Backend& be, const ReplicaTotals& mine) {
+std::vector<ReplicaTotals> gather_world_totals(Communicator& comm, const ReplicaTotals& mine) {
+  Backend& be = comm.backend();
   const size_t steps = mine.samples.size(), buckets = mine.bucket_time_s.size();
   const size_t bytes = packed_bytes(steps, buckets);
   std::vector<char> send(bytes);
@@ -49,7 +50,7 @@ std::vector<ReplicaTotals> gather_world_totals(Communicator& comm, Backend& be, 
   std::vector<char> recv(bytes * static_cast<size_t>(n));
   DeviceBuffer dsend(be, bytes), drecv(be, recv.size());
   be.copy_h2d(dsend.get(), send.data(), bytes, StreamKind::Comm);
-  comm.collective(CollectiveOp::AllGather, dsend.get(), drecv.get(), bytes / sizeof(int32_t), DType::I32, 0, be,
+  comm.collective(CollectiveOp::AllGather, dsend.get(), drecv.get(), bytes / sizeof(int32_t), DType::I32, 0,
                   StreamKind::Comm);
   be.copy_d2h(recv.data(), drecv.get(), recv.size(), StreamKind::Comm);
   be.synchronize(StreamKind::Comm);

@@ -40,7 +40,7 @@ struct ReplicaOutput {
 // Every replica's totals in global rank order: an all-gather over the job's world, called by each local
 // replica (on its own thread) with its own communicator. All replicas timed the same steps and buckets (the
 // processes' configurations were compared when the world was created).
-std::vector<ReplicaTotals> gather_world_totals(Communicator& comm, Backend& be, const ReplicaTotals& mine);
+std::vector<ReplicaTotals> gather_world_totals(Communicator& comm, const ReplicaTotals& mine);
 
 // Fills the measured fields of `entry` (whose devices, batch sizes and allreduce.library the caller set) from
 // `world` (every replica, global rank order) and `local` (this process's replicas, which supply the profile,

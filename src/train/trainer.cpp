@@ -201,10 +201,13 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   std::vector<ReplicaOutput> outs(local);
   ThreadBarrier barrier(local);
   std::atomic<bool> failed{false};
+  // Aborting comes first: a replica that sees `failed` or the broken barrier returns and frees its buffers, and
+  // abort() returns only when no peer's collective can still write into them. Setting the flag first let a
+  // replica unwind while a peer's all-reduce still wrote its gradients (heap corruption on Ctrl-C in a sweep).
   auto fail_all = [&] {
+    for (auto& c : group.comms) c->abort();
     failed = true;
     barrier.break_all();
-    for (auto& c : group.comms) c->abort();
   };
   // SIGINT/SIGTERM: the step loops see the flag between steps; replicas blocked in a collective (here or in a
   // peer process) are released by the abort.
@@ -219,6 +222,21 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
     ReplicaPlacement where{launch.rank * local + i, world};
     Replica rep(cfg, model, be, group.comm(i), where, batch, image);
     TimedWindow window(cfg, rep, be, outs[i], req.trace, where.global_rank);
+    // Freeing device memory synchronises a GPU (cudaFree), but not the CPU backend's worker streams: work queued
+    // behind an aborted collective still runs there and wrote into a replica's freed buffers (heap corruption on
+    // Ctrl-C in a sweep). Drain them before the replica is destroyed; on every failure path the communicators
+    // were aborted first, so nothing queued still waits on a peer.
+    struct DrainStreams {
+      Backend& be;
+      ~DrainStreams() {
+        for (StreamKind s : {StreamKind::Comm, StreamKind::Copy}) {
+          try {
+            be.synchronize(s);
+          } catch (...) {  // the failure that stopped the replica is already recorded
+          }
+        }
+      }
+    } drain{be};
     double timed_sum = 0;
     int timed_done = 0;
     auto progress = [&](double step_s) {
@@ -261,7 +279,7 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
     });
     run_on_threads(local, [&](int i) {
       group.backends[i]->attach_thread();
-      gathered[i] = gather_world_totals(*group.comms[i], *group.backends[i], outs[i].totals);
+      gathered[i] = gather_world_totals(*group.comms[i], outs[i].totals);
     }, gather_failure);
     everyone = std::move(gathered[0]);
   } else {
