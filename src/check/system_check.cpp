@@ -14,7 +14,7 @@
 #include "core/half.h"
 #include "models/registry.h"
 #include "train/device_plan.h"
-#include "train/network.h"
+#include "train/model_graph.h"
 #include "train/param_store.h"
 
 namespace mg::check {
@@ -237,7 +237,7 @@ std::vector<float> train_tiny(Backend& be, Precision p, int steps) {
   const int classes = 4;
   const ModelDesc m = build_model("tiny", classes);
   const int64_t batch = 8, image = m.default_image_size;
-  Network net(be, m, batch, image, p, 1, true);
+  ModelGraph net(be, m, batch, image, p, 1, true);
   ParamStore store(be, net.param_shapes());
   store.initialize(3);
   net.bind(store);

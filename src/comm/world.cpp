@@ -9,12 +9,12 @@
 #include <mutex>
 #include <sstream>
 
-#include "comm/gloo_communicator.h"
-#include "comm/in_process_store.h"
-#include "comm/local_communicator.h"
-#include "comm/mpi_bootstrap.h"
-#include "comm/net_address.h"
-#include "comm/tcp_store.h"
+#include "comm/gloo/gloo_communicator.h"
+#include "comm/rendezvous/in_process_store.h"
+#include "comm/local/local_communicator.h"
+#include "comm/rendezvous/mpi_bootstrap.h"
+#include "comm/rendezvous/net_address.h"
+#include "comm/rendezvous/tcp_store.h"
 #include "core/error.h"
 #include "core/host_info.h"
 #include "core/run_on_threads.h"

@@ -9,7 +9,7 @@
 
 #include "backend/backend.h"
 #include "comm/communicator.h"
-#include "comm/launch.h"
+#include "comm/rendezvous/launch.h"
 
 namespace mg {
 

@@ -75,7 +75,7 @@ Figure samples_figure(const ResultInput& in) {
     f.series.push_back(labels[i]);
     f.table.rows.push_back({labels[i], std::to_string(n), ms(s.median_s),
                             s.ci95_lo_s > 0 ? ms(s.ci95_lo_s) + " – " + ms(s.ci95_hi_s) : "-", ms(s.p5_s),
-                            ms(s.p95_s), ms(s.jitter_s), s.ci95_method + (s.runs > 1 ? fmt::format(" ({} runs)", s.runs) : "")});
+                            ms(s.p95_s), ms(s.jitter_s), s.ci95_method + (s.process_runs > 1 ? fmt::format(" ({} runs)", s.process_runs) : "")});
   }
   draw_x_categories(w, a, labels, centres, "entry (devices, transport)");
   f.svg = w.finish();

@@ -21,7 +21,7 @@ json step_stats_json(const StepStats& s) {
   return {{"median_s", s.median_s}, {"mean_s", s.mean_s},       {"stddev_s", s.stddev_s},
           {"p5_s", s.p5_s},         {"p95_s", s.p95_s},         {"ci95_s", s.ci95_s},
           {"ci95_lo_s", s.ci95_lo_s}, {"ci95_hi_s", s.ci95_hi_s}, {"jitter_s", s.jitter_s},
-          {"samples", s.samples},   {"runs", s.runs},           {"ci95_method", s.ci95_method}};
+          {"samples", s.samples},   {"runs", s.process_runs},           {"ci95_method", s.ci95_method}};
 }
 
 json breakdown_json(const StepBreakdown& b) {
@@ -199,7 +199,7 @@ StepStats step_stats_from_json(const Reader& rd, const json& j, const std::strin
   s.ci95_hi_s = rd.get<double>(j, w, "ci95_hi_s");
   s.jitter_s = rd.get<double>(j, w, "jitter_s");
   s.samples = rd.get<int64_t>(j, w, "samples");
-  s.runs = rd.get_or<int64_t>(j, w, "runs", 1);
+  s.process_runs = rd.get_or<int64_t>(j, w, "runs", 1);
   s.ci95_method = rd.get_or<std::string>(j, w, "ci95_method", "order-statistic");
   return s;
 }

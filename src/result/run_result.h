@@ -50,8 +50,8 @@ struct StepStats {
   double ci95_s = 0;                    // half-width: max(median-lo, hi-median)
   double jitter_s = 0;                  // 1.4826 * MAD
   int64_t samples = 0;
-  int64_t runs = 1;                              // independent process runs pooled (--runs)
-  std::string ci95_method = "order-statistic";  // or "between-runs" when runs >= 2
+  int64_t process_runs = 1;                              // independent process runs pooled (--runs)
+  std::string ci95_method = "order-statistic";  // or "between-runs" when process_runs >= 2
 };
 
 struct BucketTiming {

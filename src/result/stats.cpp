@@ -64,7 +64,7 @@ StepStats compute_step_stats(const std::vector<double>& samples, const std::vect
     const int64_t covered = std::accumulate(run_samples.begin(), run_samples.end(), int64_t{0});
     MG_ENSURE(covered == n && std::all_of(run_samples.begin(), run_samples.end(), [](int64_t c) { return c > 0; }),
               "run_samples must be positive and sum to the number of samples");
-    s.runs = static_cast<int64_t>(run_samples.size());
+    s.process_runs = static_cast<int64_t>(run_samples.size());
   }
   if (n == 0) return s;
   std::vector<double> v(samples);
@@ -81,7 +81,7 @@ StepStats compute_step_stats(const std::vector<double>& samples, const std::vect
   const auto [lo, hi] = median_ci95_ranks(n);
   s.ci95_lo_s = v[static_cast<size_t>(lo - 1)];
   s.ci95_hi_s = v[static_cast<size_t>(hi - 1)];
-  if (s.runs >= 2) {
+  if (s.process_runs >= 2) {
     // In log space: timing noise is multiplicative (a slow period scales the whole step), and the interval
     // of a positive time stays positive however few runs there are.
     std::vector<double> log_medians;
@@ -92,11 +92,11 @@ StepStats compute_step_stats(const std::vector<double>& samples, const std::vect
       std::sort(run.begin(), run.end());
       log_medians.push_back(std::log(std::max(quantile_sorted(run, 0.5), 1e-300)));
     }
-    const double k = static_cast<double>(s.runs);
+    const double k = static_cast<double>(s.process_runs);
     const double mean = std::accumulate(log_medians.begin(), log_medians.end(), 0.0) / k;
     double ss = 0;
     for (double m : log_medians) ss += (m - mean) * (m - mean);
-    const double half = student_t975(s.runs - 1) * std::sqrt(ss / (k - 1)) / std::sqrt(k);
+    const double half = student_t975(s.process_runs - 1) * std::sqrt(ss / (k - 1)) / std::sqrt(k);
     s.ci95_lo_s = std::min(s.ci95_lo_s, s.median_s * std::exp(-half));
     s.ci95_hi_s = std::max(s.ci95_hi_s, s.median_s * std::exp(half));
     s.ci95_method = "between-runs";

@@ -1,14 +1,14 @@
 // Device policy: which kind of device a command runs on, how many replicas it sweeps by default, which ordinal
 // each replica drives, how many CPU threads each computes with and which library joins them. `mgbench train`
 // (options, sweep, trainer), `mgbench comm` and `mgbench check` all ask here, so they cannot disagree. Cores per
-// process are counted in one place, comm/launch.h's process_core_share.
+// process are counted in one place, comm/rendezvous/launch.h's process_core_share.
 #pragma once
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "backend/backend.h"
-#include "comm/launch.h"
+#include "comm/rendezvous/launch.h"
 
 namespace mg {
 

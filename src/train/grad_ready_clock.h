@@ -1,5 +1,5 @@
 // The step profile `mgbench predict` needs: when, within backward, each parameter-owning layer's gradients were
-// complete. One Compute-stream event per such layer, recorded from Network::backward's after_layer hook, so the
+// complete. One Compute-stream event per such layer, recorded from ModelGraph::backward's after_layer hook, so the
 // times are device time like every other part of the step.
 #pragma once
 #include <memory>

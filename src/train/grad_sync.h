@@ -36,7 +36,7 @@ class GradSync {
   // Starts step `step`: its bucket events go to one of two sets (step % 2), so a step's timing can be read
   // while the next step runs (the trainer reads one step behind, without a host synchronisation per step).
   void begin_step(int step);
-  // Call from Network::backward's after_layer hook (only on the micro-batch that syncs).
+  // Call from ModelGraph::backward's after_layer hook (only on the micro-batch that syncs).
   void on_layer_done(int layer);
   // After backward: launches what is left, then makes the Compute stream wait for every bucket (and converts
   // low-precision wire buffers back). Records `backward_end` on Compute before waiting.

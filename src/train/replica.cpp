@@ -52,7 +52,7 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
     input_ = make_stager(be, make_data_source(spec), spec, cfg.staging_depth, 2 * cfg.accum_steps);
   }
   if (!cfg.input_only) {
-    net_ = std::make_unique<Network>(be, model, batch, image, cfg.precision, cfg.seed, train);
+    net_ = std::make_unique<ModelGraph>(be, model, batch, image, cfg.precision, cfg.seed, train);
     store_ = std::make_unique<ParamStore>(be, net_->param_shapes());
     store_->initialize(cfg.seed);  // same seed on every replica: identical starting weights
     net_->bind(*store_);

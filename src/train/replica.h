@@ -17,7 +17,7 @@
 #include "train/grad_ready_clock.h"
 #include "train/grad_sync.h"
 #include "train/loss_scaler.h"
-#include "train/network.h"
+#include "train/model_graph.h"
 #include "train/param_store.h"
 #include "result/run_config.h"
 #include "result/run_result.h"
@@ -78,7 +78,7 @@ class Replica {
   Backend& be_;
   Communicator* comm_;
   ReplicaPlacement where_;
-  std::unique_ptr<Network> net_;
+  std::unique_ptr<ModelGraph> net_;
   std::unique_ptr<ParamStore> store_;
   std::unique_ptr<GradSync> sync_;
   std::unique_ptr<GradReadyClock> clocks_[2];

@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "comm/launch.h"
+#include "comm/rendezvous/launch.h"
 #include "result/run_config.h"
 #include "result/run_result.h"
 

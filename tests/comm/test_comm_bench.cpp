@@ -1,7 +1,7 @@
 // The `mgbench comm` engine: size parsing, busbw factors, the correctness checker, and a real sweep.
 #include <catch2/catch.hpp>
 
-#include "comm/comm_bench.h"
+#include "comm/bench/comm_bench.h"
 #include "support/cpu_world.h"
 #include "core/error.h"
 #include "core/half.h"

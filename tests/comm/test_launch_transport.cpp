@@ -5,7 +5,7 @@
 #include <map>
 #include <optional>
 
-#include "comm/slurm_hostlist.h"
+#include "comm/rendezvous/slurm_hostlist.h"
 #include "comm/transport.h"
 #include "comm/world.h"
 #include "core/error.h"

@@ -7,7 +7,7 @@
 #include <random>
 
 #include "comm/collective_check.h"
-#include "comm/local_communicator.h"
+#include "comm/local/local_communicator.h"
 #include "core/error.h"
 #include "core/run_on_threads.h"
 #include "support/delegating_backend.h"

@@ -9,7 +9,7 @@
 #include <thread>
 
 #include "support/cpu_world.h"
-#include "comm/tcp_store.h"
+#include "comm/rendezvous/tcp_store.h"
 #include "core/error.h"
 
 using namespace mg;

@@ -7,8 +7,8 @@
 
 #include <thread>
 
-#include "comm/in_process_store.h"
-#include "comm/tcp_store.h"
+#include "comm/rendezvous/in_process_store.h"
+#include "comm/rendezvous/tcp_store.h"
 #include "core/error.h"
 
 using namespace mg;

@@ -4,8 +4,8 @@
 #include <vector>
 
 #include "cli/lib/option_lists.h"
-#include "comm/comm_bench.h"
-#include "comm/slurm_hostlist.h"
+#include "comm/bench/comm_bench.h"
+#include "comm/rendezvous/slurm_hostlist.h"
 #include "fuzz_input.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {

@@ -3,7 +3,7 @@
 #include <cstdlib>
 #include <string>
 
-#include "comm/launch.h"
+#include "comm/rendezvous/launch.h"
 #include "fuzz_input.h"
 
 namespace {

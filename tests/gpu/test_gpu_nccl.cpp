@@ -6,7 +6,7 @@
 #include "gpu_test_util.h"
 
 #ifdef MG_HAVE_NCCL
-#include "comm/in_process_store.h"
+#include "comm/rendezvous/in_process_store.h"
 #include "comm/nccl/nccl_communicator.h"
 
 using namespace gputest;

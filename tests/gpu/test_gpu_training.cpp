@@ -6,7 +6,7 @@
 #include "check/system_check.h"
 #include "gpu_test_util.h"
 #include "models/registry.h"
-#include "train/network.h"
+#include "train/model_graph.h"
 #include "train/param_store.h"
 
 using namespace gputest;

@@ -102,7 +102,7 @@ TEST_CASE("pooled runs: the CI of the median comes from the runs' medians") {
   // interval (n = 9, ranks 2 and 8) is [11, 15]. In log space: sd(ln 11, ln 13, ln 15) = 0.155232, so
   // h = t_{0.975,2} * 0.155232 / sqrt(3) = 0.385617 and the interval is 13 * exp(-+h) = [8.8404, 19.1168].
   const StepStats s = compute_step_stats({10, 11, 12, 12, 13, 14, 14, 15, 16}, {3, 3, 3});
-  CHECK(s.runs == 3);
+  CHECK(s.process_runs == 3);
   CHECK(s.ci95_method == "between-runs");
   CHECK(s.median_s == Approx(13));
   CHECK(s.ci95_lo_s == Approx(8.8404).epsilon(1e-4));
@@ -121,7 +121,7 @@ TEST_CASE("pooled runs: the CI of the median comes from the runs' medians") {
   CHECK(same.ci95_hi_s == 3);
 
   const StepStats single = compute_step_stats({1, 2, 3}, {3});
-  CHECK(single.runs == 1);
+  CHECK(single.process_runs == 1);
   CHECK(single.ci95_method == "order-statistic");
 
   CHECK_THROWS(compute_step_stats({1, 2, 3}, {2, 2}));  // counts must cover the samples exactly

@@ -1,7 +1,7 @@
 // Device policy: ordinals, CPU threads per replica, the collective library and the default sweep, decided once.
 #include <catch2/catch.hpp>
 
-#include "comm/launch.h"
+#include "comm/rendezvous/launch.h"
 #include "core/error.h"
 #include "core/host_info.h"
 #include "train/device_plan.h"

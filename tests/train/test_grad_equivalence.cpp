@@ -8,7 +8,7 @@
 #include "models/registry.h"
 #include "test_support.h"
 #include "train/grad_sync.h"
-#include "train/network.h"
+#include "train/model_graph.h"
 #include "train/param_store.h"
 
 using namespace mg;
@@ -27,7 +27,7 @@ struct Grads {
 std::vector<float> replica_grads(Backend& be, Communicator* comm, const ModelDesc& m, const std::vector<float>& images,
                                  const std::vector<int32_t>& labels, int64_t first, int64_t batch, size_t bucket_bytes,
                                  bool overlap) {
-  Network net(be, m, batch, kImage, Precision::FP32, 7, true);
+  ModelGraph net(be, m, batch, kImage, Precision::FP32, 7, true);
   ParamStore store(be, net.param_shapes());
   store.initialize(42);
   net.bind(store);
@@ -115,7 +115,7 @@ TEST_CASE("K accumulated micro-batches give the gradient of one K-times larger b
   Backend& be = *world.backends[0];
   const std::vector<float> ref = replica_grads(be, nullptr, m, images, labels, 0, K * b, 0, true);
 
-  Network net(be, m, b, kImage, Precision::FP32, 7, true);
+  ModelGraph net(be, m, b, kImage, Precision::FP32, 7, true);
   ParamStore store(be, net.param_shapes());
   store.initialize(42);
   net.bind(store);
@@ -142,7 +142,7 @@ TEST_CASE("K accumulated micro-batches give the gradient of one K-times larger b
 TEST_CASE("buckets cover every gradient once, in reverse layer order", "[train][buckets]") {
   const ModelDesc m = build_model("tiny_nobn", kClasses);
   mg::test::CpuWorld world = mg::test::make_replica_world(1);
-  Network net(*world.backends[0], m, 2, kImage, Precision::FP32, 1, true);
+  ModelGraph net(*world.backends[0], m, 2, kImage, Precision::FP32, 1, true);
   ParamStore store(*world.backends[0], net.param_shapes());
   for (size_t bytes : {size_t{4}, size_t{100}, size_t{4096}, size_t{1} << 30}) {
     const auto buckets = plan_buckets(store, bytes);

@@ -10,7 +10,7 @@
 #include "test_support.h"
 #include "train/grad_sync.h"
 #include "train/loss_scaler.h"
-#include "train/network.h"
+#include "train/model_graph.h"
 #include "train/param_store.h"
 
 using namespace mg;
@@ -41,7 +41,7 @@ TEST_CASE("loss scaler: a forced overflow on one CPU replica skips the step on e
   mg::run_on_threads(n, [&](int r) {
     Backend& be = *world.backends[r];
     be.attach_thread();
-    Network net(be, m, batch, image, Precision::FP32, 7, true);
+    ModelGraph net(be, m, batch, image, Precision::FP32, 7, true);
     ParamStore store(be, net.param_shapes());
     store.initialize(42);
     net.bind(store);

@@ -8,7 +8,7 @@
 #include "models/registry.h"
 #include "test_support.h"
 #include "train/memory_plan.h"
-#include "train/network.h"
+#include "train/model_graph.h"
 #include "train/param_store.h"
 
 using namespace mg;
@@ -48,7 +48,7 @@ Pass run(const std::string& model, bool training, bool reuse) {
   mg::test::CpuWorld w = mg::test::make_replica_world(1);
   Backend& be = *w.backends[0];
   const ModelDesc m = build_model(model, 10);
-  Network net(be, m, batch, image, Precision::FP32, 7, training, reuse);
+  ModelGraph net(be, m, batch, image, Precision::FP32, 7, training, reuse);
   ParamStore store(be, net.param_shapes());
   store.initialize(42);
   net.bind(store);

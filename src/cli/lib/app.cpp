@@ -11,7 +11,7 @@
 #include "cli/lib/json_config.h"
 #include "cli/lib/train_options.h"
 #include "cli/lib/train_run.h"
-#include "comm/mpi_bootstrap.h"
+#include "comm/rendezvous/mpi_bootstrap.h"
 #include "core/build_info.h"
 #include "core/error.h"
 #include "core/stop.h"

@@ -24,7 +24,7 @@
 #include "backend/cpu/cpu_backend.h"
 #include "cli/lib/command.h"
 #include "cli/lib/child_runs.h"
-#include "comm/comm_bench.h"
+#include "comm/bench/comm_bench.h"
 #include "comm/transport.h"
 #include "comm/world.h"
 #include "core/build_info.h"

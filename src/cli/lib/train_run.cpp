@@ -8,7 +8,7 @@
 #include "cli/lib/child_runs.h"
 #include "comm/world.h"
 #include "core/error.h"
-#include "result/pool.h"
+#include "result/run_pool.h"
 #include "report/html_report.h"
 #include "report/progress.h"
 #include "result/result_json.h"

@@ -12,7 +12,7 @@
 
 #include "backend/backend.h"
 #include "comm/communicator.h"
-#include "comm/store.h"
+#include "comm/rendezvous/store.h"
 
 namespace mg {
 

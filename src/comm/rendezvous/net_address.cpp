@@ -1,4 +1,4 @@
-#include "comm/net_address.h"
+#include "comm/rendezvous/net_address.h"
 
 #include <arpa/inet.h>
 #include <ifaddrs.h>

@@ -1,7 +1,7 @@
 #include <cctype>
 #include <exception>
 
-#include "comm/comm_bench.h"
+#include "comm/bench/comm_bench.h"
 #include "core/error.h"
 
 // parse_size lives apart from the benchmark so the fuzz target (tests/fuzz) links it without the backends.

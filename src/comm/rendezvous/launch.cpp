@@ -2,11 +2,11 @@
 #include <cstdlib>
 #include <string>
 
-#include "comm/launch.h"
+#include "comm/rendezvous/launch.h"
 
 #include <algorithm>
 
-#include "comm/slurm_hostlist.h"
+#include "comm/rendezvous/slurm_hostlist.h"
 #include "core/error.h"
 #include "core/host_info.h"
 

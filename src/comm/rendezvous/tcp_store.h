@@ -13,7 +13,7 @@
 #include <thread>
 #include <vector>
 
-#include "comm/store.h"
+#include "comm/rendezvous/store.h"
 
 namespace mg {
 

@@ -1,4 +1,4 @@
-#include "train/network.h"
+#include "train/model_graph.h"
 
 #include <algorithm>
 
@@ -7,7 +7,7 @@
 
 namespace mg {
 
-Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
+ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
                  uint64_t seed, bool training, bool reuse_buffers)
     : be_(be), model_(model), act_(activation_dtype(precision)), training_(training) {
   const std::vector<Shape> shapes = infer_shapes(model, batch, image_size);
@@ -144,27 +144,27 @@ Network::Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t ima
   loss_ = buffers_.back().tensor(Shape{1}, DType::F32);
 }
 
-size_t Network::buffer_bytes() const {
+size_t ModelGraph::buffer_bytes() const {
   size_t total = 0;
   for (const DeviceBuffer& b : buffers_) total += b.bytes();
   return total;
 }
 
-Network::~Network() = default;
+ModelGraph::~ModelGraph() = default;
 
-std::vector<std::vector<ParamShape>> Network::param_shapes() const {
+std::vector<std::vector<ParamShape>> ModelGraph::param_shapes() const {
   std::vector<std::vector<ParamShape>> v(ops_.size());
   for (size_t i = 1; i < ops_.size(); ++i) v[i] = ops_[i]->params();
   return v;
 }
 
-void Network::bind(const ParamStore& store) {
+void ModelGraph::bind(const ParamStore& store) {
   for (size_t i = 1; i < ops_.size(); ++i) {
     ops_[i]->bind(store.layer_params(static_cast<int>(i)), store.layer_grads(static_cast<int>(i)));
   }
 }
 
-void Network::forward(const Tensor& images, bool training) {
+void ModelGraph::forward(const Tensor& images, bool training) {
   MG_ENSURE(images.shape == out_[0].shape, "input batch " + images.shape.str() + " != " + out_[0].shape.str());
   be_.cast(out_[0], images);  // fp32 -> activation dtype (a copy at fp32)
   for (size_t i = 1; i < ops_.size(); ++i) {
@@ -174,11 +174,11 @@ void Network::forward(const Tensor& images, bool training) {
   }
 }
 
-void Network::loss(const Tensor& labels, float loss_scale) {
+void ModelGraph::loss(const Tensor& labels, float loss_scale) {
   be_.softmax_xent(out_.back(), labels, loss_, grad_.empty() ? Tensor{} : grad_.back(), loss_scale);
 }
 
-void Network::backward(bool accumulate_param_grads, const std::function<void(int)>& after_layer) {
+void ModelGraph::backward(bool accumulate_param_grads, const std::function<void(int)>& after_layer) {
   MG_ENSURE(training_, "backward on a network built for inference");
   for (size_t i = ops_.size() - 1; i >= 1; --i) {
     std::vector<Tensor> in;

@@ -1,7 +1,7 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
-#include "result/pool.h"
+#include "result/run_pool.h"
 #include "result/result_json.h"
 #include "support/result_fixture.h"
 
@@ -24,7 +24,7 @@ TEST_CASE("pooling process runs concatenates samples and marks each run's share"
   CHECK(two.wall_s == Approx(a.runs[1].wall_s + b.runs[1].wall_s));
   CHECK(two.overflow_steps == 2);
   CHECK(two.final_loss == 5.5);
-  CHECK(two.step_time.runs == 2);
+  CHECK(two.step_time.process_runs == 2);
   CHECK(two.step_time.ci95_method == "between-runs");
   CHECK(two.step_time.samples == 14);
   // Recomputed from the pooled samples: the 1-device run is the baseline of the pooled efficiency.

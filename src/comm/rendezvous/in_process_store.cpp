@@ -1,4 +1,4 @@
-#include "comm/in_process_store.h"
+#include "comm/rendezvous/in_process_store.h"
 
 #include "core/error.h"
 

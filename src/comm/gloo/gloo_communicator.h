@@ -15,7 +15,7 @@
 
 #include "comm/host_communicator.h"
 #include "comm/peer_monitor.h"
-#include "comm/store.h"
+#include "comm/rendezvous/store.h"
 
 namespace mg {
 

@@ -6,7 +6,7 @@
 
 #include <gloo/rendezvous/store.h>
 
-#include "comm/store.h"
+#include "comm/rendezvous/store.h"
 
 namespace mg {
 

@@ -1,4 +1,4 @@
-#include "comm/local_communicator.h"
+#include "comm/local/local_communicator.h"
 
 #include <algorithm>
 #include <atomic>
@@ -10,7 +10,7 @@
 #include <immintrin.h>
 #endif
 
-#include "comm/local_barrier.h"
+#include "comm/local/local_barrier.h"
 #include "comm/peer_monitor.h"
 #include "comm/reduce_sum.h"
 #include "core/error.h"

@@ -1,4 +1,4 @@
-#include "comm/slurm_hostlist.h"
+#include "comm/rendezvous/slurm_hostlist.h"
 
 #include "core/error.h"
 

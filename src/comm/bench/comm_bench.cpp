@@ -1,4 +1,4 @@
-#include "comm/comm_bench.h"
+#include "comm/bench/comm_bench.h"
 
 #include <algorithm>
 #include <cmath>

@@ -7,7 +7,7 @@
 
 #include "models/registry.h"
 #include "support/delegating_backend.h"
-#include "train/network.h"
+#include "train/model_graph.h"
 
 using namespace mg;
 
@@ -33,7 +33,7 @@ TEST_CASE("network: layers learn which passes run for the first layer and under 
   const ModelDesc m = build_model("tiny", 4);
   {
     RecordingBackend be(*cpu);
-    Network net(be, m, 2, m.default_image_size, Precision::FP32, 1, /*training=*/true);
+    ModelGraph net(be, m, 2, m.default_image_size, Precision::FP32, 1, /*training=*/true);
     REQUIRE(be.seen.count("block1.conv"));
     CHECK(be.seen["block1.conv"].backward);
     CHECK_FALSE(be.seen["block1.conv"].input_grad);  // reads the images
@@ -43,7 +43,7 @@ TEST_CASE("network: layers learn which passes run for the first layer and under 
   }
   {
     RecordingBackend be(*cpu);
-    Network net(be, m, 2, m.default_image_size, Precision::FP32, 1, /*training=*/false);
+    ModelGraph net(be, m, 2, m.default_image_size, Precision::FP32, 1, /*training=*/false);
     REQUIRE(be.seen.size() == m.layers.size() - 1);
     for (const auto& kv : be.seen) {
       INFO(kv.first);

@@ -1,4 +1,4 @@
-#include "comm/tcp_store.h"
+#include "comm/rendezvous/tcp_store.h"
 
 #include <arpa/inet.h>
 #include <netinet/in.h>
@@ -16,7 +16,7 @@
 #include <map>
 #include <set>
 
-#include "comm/net_address.h"
+#include "comm/rendezvous/net_address.h"
 #include "core/error.h"
 
 namespace mg {

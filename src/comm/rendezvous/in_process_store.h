@@ -5,7 +5,7 @@
 #include <map>
 #include <mutex>
 
-#include "comm/store.h"
+#include "comm/rendezvous/store.h"
 
 namespace mg {
 

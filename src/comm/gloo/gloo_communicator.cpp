@@ -1,4 +1,4 @@
-#include "comm/gloo_communicator.h"
+#include "comm/gloo/gloo_communicator.h"
 
 #include <algorithm>
 #include <cstring>
@@ -13,10 +13,10 @@
 #include <gloo/rendezvous/context.h>
 #include <gloo/transport/tcp/device.h>
 
-#include "comm/gloo_store_adapter.h"
-#include "comm/net_address.h"
+#include "comm/gloo/gloo_store_adapter.h"
+#include "comm/rendezvous/net_address.h"
 #include "comm/reduce_sum.h"
-#include "comm/ring_reduce_scatter.h"
+#include "comm/gloo/ring_reduce_scatter.h"
 #include "core/error.h"
 #include "core/run_on_threads.h"
 

@@ -1,4 +1,4 @@
-#include "comm/gloo_store_adapter.h"
+#include "comm/gloo/gloo_store_adapter.h"
 
 #include <cctype>
 

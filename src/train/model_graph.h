@@ -18,13 +18,13 @@
 
 namespace mg {
 
-class Network {
+class ModelGraph {
  public:
   // training=false allocates no gradient buffers (--forward-only). reuse_buffers=false gives every tensor its
   // own buffer: the reference the memory plan is tested against.
-  Network(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
+  ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
           uint64_t seed, bool training, bool reuse_buffers = true);
-  ~Network();
+  ~ModelGraph();
 
   // Parameter shapes per layer, from the ops (for ParamStore).
   std::vector<std::vector<ParamShape>> param_shapes() const;

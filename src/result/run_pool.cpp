@@ -1,4 +1,4 @@
-#include "result/pool.h"
+#include "result/run_pool.h"
 
 #include <algorithm>
 

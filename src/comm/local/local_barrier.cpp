@@ -1,4 +1,4 @@
-#include "comm/local_barrier.h"
+#include "comm/local/local_barrier.h"
 
 #include <thread>
 

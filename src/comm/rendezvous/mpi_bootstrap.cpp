@@ -1,4 +1,4 @@
-#include "comm/mpi_bootstrap.h"
+#include "comm/rendezvous/mpi_bootstrap.h"
 
 #include <mpi.h>
 

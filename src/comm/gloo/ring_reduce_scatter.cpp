@@ -1,4 +1,4 @@
-#include "comm/ring_reduce_scatter.h"
+#include "comm/gloo/ring_reduce_scatter.h"
 
 #include <cstring>
 
