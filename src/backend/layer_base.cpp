@@ -6,6 +6,15 @@ namespace {
 LayerShapes checked(const LayerDesc& d, const std::vector<Shape>& in_shapes) {
   LayerShapes s = layer_shapes(d, in_shapes);
   if (s.fault != LayerFault::None) throw UsageError(s.why);
+  // Batch statistics of one value per channel have no variance, and the unbiased running variance divides by
+  // count - 1: every backend would compute garbage or divide by zero.
+  if (d.kind == LayerKind::BatchNorm) {
+    const Shape& x = in_shapes[0];
+    if (x.n() * x.h() * x.w() < 2) {
+      throw UsageError("batch-norm layer " + d.name + ": training needs more than one value per channel, input " +
+                       x.str());
+    }
+  }
   return s;
 }
 }  // namespace

@@ -11,26 +11,26 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "core/transport_kind.h"
 
 namespace mg {
 
 // Splits and validates a comma list for the device kind; throws UsageError naming the option and the allowed
 // values for an unknown entry, one that cannot apply to the device, an empty entry or a duplicate.
-std::vector<std::string> parse_transports(const std::string& list, DeviceKind kind);
-// The environment an entry sets (empty for "auto" and for Gloo's "tcp").
-std::map<std::string, std::string> transport_env(const std::string& transport, DeviceKind kind);
+std::vector<Transport> parse_transports(const std::string& list, DeviceKind kind);
+// The environment an entry sets (empty for auto and for the CPU's tcp and local). UsageError when the transport
+// does not apply to the device kind.
+std::map<std::string, std::string> transport_env(Transport transport, DeviceKind kind);
 
 class ScopedTransport {
  public:
-  ScopedTransport(const std::string& transport, DeviceKind kind);
+  ScopedTransport(Transport transport, DeviceKind kind);
   ~ScopedTransport();  // puts back the previous values (unset where they were unset)
   ScopedTransport(const ScopedTransport&) = delete;
   ScopedTransport& operator=(const ScopedTransport&) = delete;
-  const std::string& name() const { return name_; }
   const std::map<std::string, std::string>& vars() const { return vars_; }
 
  private:
-  std::string name_;
   std::map<std::string, std::string> vars_;
   std::map<std::string, std::optional<std::string>> saved_;
 };

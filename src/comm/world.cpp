@@ -39,7 +39,7 @@ std::shared_ptr<StoreSession> store_session(const LaunchInfo& launch, const Comm
 
   std::string host = launch.master_addr;
   int port = launch.master_port;
-  const std::string key = launch.launcher + "|" + host + "|" + std::to_string(port) + "|" + std::to_string(launch.rank);
+  const std::string key = std::string(launch.launcher_name()) + "|" + host + "|" + std::to_string(port) + "|" + std::to_string(launch.rank);
   {
     std::lock_guard<std::mutex> lk(mu);
     if (auto it = sessions.find(key); it != sessions.end()) return it->second;
@@ -48,7 +48,7 @@ std::shared_ptr<StoreSession> store_session(const LaunchInfo& launch, const Comm
 
   auto s = std::make_shared<StoreSession>();
   if (host.empty()) {
-    if (launch.launcher != "mpi") throw UsageError("MASTER_ADDR is not set: it names the host of process rank 0");
+    if (launch.launcher != Launcher::Mpi) throw UsageError("MASTER_ADDR is not set: it names the host of process rank 0");
     // mpirun without MASTER_ADDR: rank 0 opens the store on an address its peers can reach and MPI tells them.
     std::string endpoint;
     if (launch.rank == 0) {
@@ -138,7 +138,7 @@ std::vector<std::unique_ptr<Communicator>> create_communicators(const LaunchInfo
     throw UsageError("communication library '" + opt.library + "' is not one of: gloo, nccl");
   }
   if (!(opt.timeout_s > 0)) throw UsageError("--comm-timeout must be positive");
-  if (opt.transport == "local" && (opt.library != "gloo" || launch.world_size > 1)) {
+  if (opt.transport == Transport::Local && (opt.library != "gloo" || launch.world_size > 1)) {
     throw UsageError("--transport local joins replicas that are threads of one process on --device cpu; "
                      "processes under a launcher use tcp (or auto)");
   }
@@ -168,7 +168,7 @@ std::vector<std::unique_ptr<Communicator>> create_communicators(const LaunchInfo
     return create_nccl_communicators(world, first, local_backends, *store, opt.job_key, opt.timeout_s);
 #endif
   }
-  if (launch.world_size == 1 && opt.transport != "tcp") {
+  if (launch.world_size == 1 && opt.transport != Transport::Tcp) {
     return create_local_communicators(local_backends, opt.timeout_s);
   }
   return create_gloo_communicators(world, first, local_backends, *store, opt.job_key, opt.timeout_s,

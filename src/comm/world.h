@@ -10,6 +10,7 @@
 #include "backend/backend.h"
 #include "comm/communicator.h"
 #include "comm/rendezvous/launch.h"
+#include "core/transport_kind.h"
 
 namespace mg {
 
@@ -17,9 +18,10 @@ struct CommOptions {
   std::string library = "gloo";  // nccl | gloo
   double timeout_s = 300;         // a lost peer fails every collective within this
   std::string gloo_iface;         // network interface for Gloo's TCP transport ("" = loopback/hostname)
-  // CPU only: "auto" joins replicas that are threads of one process through shared memory (LocalCommunicator)
-  // and processes through Gloo's TCP; "local" insists on the former, "tcp" on Gloo for every rank.
-  std::string transport = "auto";
+  // CPU only: Auto joins replicas that are threads of one process through shared memory (LocalCommunicator)
+  // and processes through Gloo's TCP; Local insists on the former, Tcp on Gloo for every rank. NCCL's transports
+  // are set through the environment (ScopedTransport) before the communicators are created.
+  Transport transport = Transport::Auto;
   std::string job_key = "mgbench";  // distinguishes successive worlds (sweep entries) on one store
   // The run's options as "key=value" lines; processes whose lines differ fail with a UsageError, before any
   // collective, that names the differing options.

@@ -38,8 +38,7 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
                                                                   : AllreduceMode::Ring;
   out.config.command_line = req.command_line;
   out.config.json_path.clear();
-  out.config.transports.clear();
-  for (const Interconnect& ic : req.interconnects) out.config.transports.push_back(ic.label());
+  out.config.transports.clear();  // the links are the entries' transports and topology.prediction's interconnects
 
   nlohmann::json links = nlohmann::json::array();
   for (const Interconnect& ic : req.interconnects) {

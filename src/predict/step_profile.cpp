@@ -30,6 +30,10 @@ StepProfile step_profile_from(const RunResult& r, const std::string& source) {
   p.optimizer_s = one->breakdown.optimizer;
   p.images_per_sec = one->images_per_sec;
   p.layers = one->gradient_layers;
+  // The parts are per-step medians; the headline rate is the timed window's images over its wall time, which
+  // also holds what lies between steps, and is what a measured run reports and --measured compares against.
+  // Predict at the headline rate with the parts' shape, so one device predicts exactly what was measured.
+  if (one->images_per_sec > 0 && std::isfinite(one->images_per_sec)) rescale_profile(p, one->images_per_sec);
   return p;
 }
 

@@ -33,14 +33,15 @@ std::string RunKey::label() const {
 }
 
 bool RunKey::operator<(const RunKey& o) const {
-  return std::tie(model, device, precision, mode, data, transport, devices) <
-         std::tie(o.model, o.device, o.precision, o.mode, o.data, o.transport, o.devices);
+  // mode as well: a result entry can be input-only where its config is not (older files).
+  return std::tie(identity, mode, transport, devices) < std::tie(o.identity, o.mode, o.transport, o.devices);
 }
 
 bool RunKey::operator==(const RunKey& o) const { return !(*this < o) && !(o < *this); }
 
 RunKey run_key(const RunConfig& c, const DeviceCountResult& r) {
   RunKey k;
+  k.identity = compare_identity(c);
   k.model = c.model;
   k.device = device_kind_name(c.device);
   k.precision = precision_name(c.precision);

@@ -29,6 +29,9 @@ const char* verdict_name(Verdict v);  // "no change" | "regression" | "improveme
 // What makes two runs comparable. mode separates training from --forward-only and --input-only runs, and the
 // data source distinguishes device- from host-generated synthetic data, since each measures different work.
 struct RunKey {
+  // What pairs two runs: the run description's compare_key fields (result/run_config_fields.h), the entry's
+  // transport and device count. The names below are shown, derived from the same fields.
+  std::string identity;
   std::string model, device, precision, mode, data, transport;
   int devices = 0;
   std::string label() const;  // "resnet50 fp32 cuda train synthetic-device nccl x4"

@@ -10,6 +10,7 @@
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/name_table.h"
+#include "core/transport_kind.h"
 
 namespace mg {
 
@@ -87,7 +88,7 @@ struct RunConfig {
   AllreduceMode allreduce = AllreduceMode::Ring;
   std::optional<NcclAlgo> nccl_algo;  // none = leave NCCL_ALGO as the user set it; JSON ""
   double comm_timeout_s = 300;
-  std::vector<std::string> transports;  // checked by parse_transports at the CLI; empty = as the environment is
+  std::vector<Transport> transports;  // parse_transports at the CLI; empty = as the environment is
   std::string gloo_iface;
 
   // output

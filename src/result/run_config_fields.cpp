@@ -46,9 +46,27 @@ void read_optional(RunConfig& c, const json& v) {
   c.*M = e;
 }
 
+// A list of enums: an array of names.
+template <auto M, const auto& Names>
+json write_enum_list(const RunConfig& c) {
+  json out = json::array();
+  for (const auto& e : c.*M) out.push_back(Names.name(e));
+  return out;
+}
+template <auto M, const auto& Names>
+void read_enum_list(RunConfig& c, const json& v) {
+  (c.*M).clear();
+  for (const std::string& s : v.get<std::vector<std::string>>()) {
+    typename std::remove_reference_t<decltype(c.*M)>::value_type e{};
+    if (!Names.find(s, e)) throw FieldError("'" + s + "' is not one of: " + Names.list());
+    (c.*M).push_back(e);
+  }
+}
+
 #define MG_VALUE(m) #m, &write_value<&RunConfig::m>, &read_value<&RunConfig::m>
 #define MG_ENUM(m, names) #m, &write_enum<&RunConfig::m, names>, &read_enum<&RunConfig::m, names>
 #define MG_OPTIONAL(m, names) #m, &write_optional<&RunConfig::m, names>, &read_optional<&RunConfig::m, names>
+#define MG_ENUM_LIST(m, names) #m, &write_enum_list<&RunConfig::m, names>, &read_enum_list<&RunConfig::m, names>
 
 // Roles, in ConfigField order: optional, fingerprint, compare_key, preset.
 constexpr bool O = true, F = true, K = true, P = true, _ = false;
@@ -94,7 +112,7 @@ const std::vector<ConfigField>& run_config_fields() {
       {MG_ENUM(allreduce, kAllreduceModeNames), "allreduce",             _, F, _, _},
       {MG_OPTIONAL(nccl_algo, kNcclAlgoNames), "nccl-algo",              _, _, _, _},
       {MG_VALUE(comm_timeout_s), "comm-timeout",                         _, _, _, _},
-      {MG_VALUE(transports), "transport",                                _, _, _, _},
+      {MG_ENUM_LIST(transports, kTransportNames), "transport",           _, _, _, _},
       {MG_VALUE(gloo_iface), "gloo-iface",                               _, _, _, _},
       {MG_VALUE(json_path), "json",                                      _, _, _, _},
       {MG_VALUE(trace_path), "trace",                                    _, _, _, _},
@@ -136,6 +154,13 @@ std::string config_fingerprint(const RunConfig& c) {
   std::string out;
   for (const ConfigField& f : run_config_fields())
     if (f.fingerprint) out += std::string(f.key) + "=" + field_text(f, c) + "\n";
+  return out;
+}
+
+std::string compare_identity(const RunConfig& c) {
+  std::string out;
+  for (const ConfigField& f : run_config_fields())
+    if (f.compare_key) out += std::string(f.key) + "=" + field_text(f, c) + "\n";
   return out;
 }
 

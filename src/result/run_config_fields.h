@@ -41,6 +41,9 @@ RunConfig config_from_json(const nlohmann::json& j, const std::string& where);
 // "key=value" lines of the fingerprint fields; the trainer adds what it resolves from them (batch per replica).
 std::string config_fingerprint(const RunConfig& c);
 
+// "key=value" lines of the compare_key fields: two runs are the same benchmark only if these agree.
+std::string compare_identity(const RunConfig& c);
+
 // A field's value as a message shows it: strings bare, everything else as JSON.
 std::string field_text(const ConfigField& f, const RunConfig& c);
 

@@ -11,6 +11,11 @@ DeviceKind resolve_device_kind(std::optional<DeviceKind> asked) {
   return cuda_device_count() > 0 ? DeviceKind::Cuda : DeviceKind::Cpu;
 }
 
+DeviceKind device_kind_option(const std::string& text) {
+  if (text.empty() || text == "auto") return resolve_device_kind(std::nullopt);
+  return kDeviceKindNames.parse(text == "gpu" ? "cuda" : text, "--device");
+}
+
 void require_device_present(DeviceKind kind) {
   if (kind != DeviceKind::Cuda || cuda_device_count() > 0) return;
   throw UsageError(std::string("--device cuda: no GPU is present") +

@@ -14,6 +14,9 @@ namespace mg {
 
 // --device auto (nullopt): cuda when a GPU is present, else cpu.
 DeviceKind resolve_device_kind(std::optional<DeviceKind> asked);
+// --device as every command spells it: auto (or empty), cpu, cuda, or gpu (a command-line alias of cuda, never
+// recorded); resolved as above. UsageError listing the choices for anything else.
+DeviceKind device_kind_option(const std::string& text);
 
 // Throws UsageError when no device of this kind can run here (cuda without a GPU or in a build without CUDA).
 void require_device_present(DeviceKind kind);

@@ -52,7 +52,7 @@ Environment capture_environment(const std::string& command_line, const LaunchInf
     const std::string name = s.substr(0, eq);
     if (recorded_variable(name)) e.env_vars[name] = s.substr(eq + 1);
   }
-  e.launcher = launch.launcher;
+  e.launcher = launch.launcher_name();
   e.world_size = launch.world_size * local_replicas;
   e.topology = discover_topology();
   return e;

@@ -28,7 +28,7 @@ std::vector<int> resolve_device_counts(const RunConfig& cfg, const LaunchInfo& l
       std::string list;
       for (int n : cfg.device_counts) list += (list.empty() ? "" : ",") + std::to_string(n);
       throw UsageError("--gpus " + list + " does not match the launcher's world size " +
-                       std::to_string(launch.world_size) + " (" + launch.launcher +
+                       std::to_string(launch.world_size) + " (" + launch.launcher_name() +
                        " starts one process per device; pass --gpus " + std::to_string(launch.world_size) +
                        " or omit it)");
     }
@@ -67,13 +67,16 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
   const std::vector<int> counts = resolve_device_counts(cfg, launch);
   // Parsed at the CLI. No --transport: one entry as the environment is (the user's own NCCL_* are respected and
   // recorded).
-  const std::vector<std::string> transports =
-      cfg.transports.empty() ? std::vector<std::string>{"default"} : cfg.transports;
+  // The entry is labelled "default" then (not "auto", which the user asked for by name).
+  const std::vector<std::optional<Transport>> transports =
+      cfg.transports.empty() ? std::vector<std::optional<Transport>>{std::nullopt}
+                             : std::vector<std::optional<Transport>>(cfg.transports.begin(), cfg.transports.end());
   int index = 0;
   std::vector<DeviceInfo> devices;
-  for (const std::string& name : transports) {
+  for (const std::optional<Transport>& transport : transports) {
+    const std::string name = transport ? transport_name(*transport) : "default";
     std::unique_ptr<ScopedTransport> scoped;  // sets this entry's NCCL_* before any communicator exists
-    if (name != "default") scoped = std::make_unique<ScopedTransport>(name, cfg.device);
+    if (transport) scoped = std::make_unique<ScopedTransport>(*transport, cfg.device);
     const std::map<std::string, std::string> env = scoped ? scoped->vars() : nccl_environment();
     for (int n : counts) {
       throw_if_stopped();
@@ -81,9 +84,9 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
       TrainRequest req;
       req.local_replicas = local;
       req.cpu_core_slots = launch.launched() ? 1 : counts.back();
-      req.transport = name;
+      req.transport = transport.value_or(Transport::Auto);
       req.job_key = "sweep" + std::to_string(index++);
-      req.trace = !cfg.trace_path.empty() && n == counts.back() && &name == &transports.back();
+      req.trace = !cfg.trace_path.empty() && n == counts.back() && &transport == &transports.back();
       req.progress = hooks.progress;
       if (hooks.entry_started) {
         hooks.entry_started(cfg.model + " x" + std::to_string(n) + (name == "default" ? "" : " (" + name + ")"));

@@ -193,7 +193,7 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   CommOptions copt;
   copt.timeout_s = cfg.comm_timeout_s;
   copt.gloo_iface = cfg.gloo_iface;
-  copt.transport = req.transport == "default" ? "auto" : req.transport;
+  copt.transport = req.transport;
   copt.job_key = req.job_key;
   copt.config_fingerprint = config_fingerprint(cfg, batch, image, local);
   ReplicaGroup group = create_replica_group(plan_devices(devices, launch), cfg.precision, launch, copt);

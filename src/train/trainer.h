@@ -16,7 +16,7 @@ struct TrainRequest {
   int local_replicas = 1;          // replicas driven by this process
   // CPU: how many replicas the process's cores are divided among (device_plan.h). 0 = local_replicas.
   int cpu_core_slots = 0;
-  std::string transport = "default";  // how the communicators join the replicas (comm/transport.h)
+  Transport transport = Transport::Auto;  // how the communicators join the replicas (comm/transport.h)
   std::string job_key = "run0";    // distinct per sweep entry
   bool trace = false;
   // Progress of the timed steps (called on rank 0's first replica only): done, total, images/s so far.

@@ -217,4 +217,8 @@ TEST_CASE("cpu layers reject bad descriptions with a usage error") {
   LayerOptions fp16;
   fp16.precision = Precision::FP16;
   CHECK_THROWS_AS(backend().create_layer(make_desc(LayerKind::Relu), {Shape{1, 3, 4, 4}}, fp16), UsageError);
+  // One value per channel: checked in LayerBase, so CUDA's batch norm (which would divide by zero) refuses it too.
+  CHECK_THROWS_WITH(backend().create_layer(make_desc(LayerKind::BatchNorm, "bn1"), {Shape{1, 8, 1, 1}}, {}),
+                    Catch::Contains("bn1") && Catch::Contains("more than one value per channel"));
+  CHECK_NOTHROW(backend().create_layer(make_desc(LayerKind::BatchNorm, "bn2"), {Shape{2, 8, 1, 1}}, {}));
 }

@@ -51,7 +51,7 @@ class CleanEnv {
 TEST_CASE("launch: no launcher variables means one process") {
   CleanEnv env;
   const LaunchInfo li = detect_launch();
-  CHECK(li.launcher == "none");
+  CHECK(li.launcher == Launcher::None);
   CHECK(li.world_size == 1);
   CHECK(li.rank == 0);
 }
@@ -84,7 +84,7 @@ TEST_CASE("launch: Open MPI variables") {
   env.set("OMPI_COMM_WORLD_SIZE", "4");
   env.set("OMPI_COMM_WORLD_LOCAL_RANK", "1");
   LaunchInfo li = detect_launch();
-  CHECK(li.launcher == "mpi");
+  CHECK(li.launcher == Launcher::Mpi);
   CHECK(li.rank == 3);
   CHECK(li.world_size == 4);
   CHECK(li.local_rank == 1);
@@ -104,7 +104,7 @@ TEST_CASE("launch: Slurm variables with the launch node as rendezvous host") {
   env.set("SLURM_LOCALID", "1");
   env.set("SLURM_LAUNCH_NODE_IPADDR", "10.0.0.5");
   const LaunchInfo li = detect_launch();
-  CHECK(li.launcher == "slurm");
+  CHECK(li.launcher == Launcher::Slurm);
   CHECK(li.world_size == 2);  // the step's tasks, not the allocation's
   CHECK(li.rank == 1);
   CHECK(li.local_rank == 1);
@@ -135,7 +135,7 @@ TEST_CASE("launch: torchrun-style variables and their errors") {
   env.set("MASTER_ADDR", "127.0.0.1");
   env.set("MASTER_PORT", "29612");
   LaunchInfo li = detect_launch();
-  CHECK(li.launcher == "env");
+  CHECK(li.launcher == Launcher::Env);
   CHECK(li.rank == 1);
   CHECK(li.master_port == 29612);
   env.set("RANK", "2");
@@ -153,8 +153,10 @@ TEST_CASE("launch: torchrun-style variables and their errors") {
 }
 
 TEST_CASE("transport: parsing checks names, device applicability and duplicates") {
-  CHECK(parse_transports("auto,p2p,shm,net", DeviceKind::Cuda) == std::vector<std::string>{"auto", "p2p", "shm", "net"});
-  CHECK(parse_transports("tcp,auto,local", DeviceKind::Cpu) == std::vector<std::string>{"tcp", "auto", "local"});
+  CHECK(parse_transports("auto,p2p,shm,net", DeviceKind::Cuda) ==
+        std::vector<Transport>{Transport::Auto, Transport::P2p, Transport::Shm, Transport::Net});
+  CHECK(parse_transports("tcp,auto,local", DeviceKind::Cpu) ==
+        std::vector<Transport>{Transport::Tcp, Transport::Auto, Transport::Local});
   CHECK_THROWS_WITH(parse_transports("local", DeviceKind::Cuda), Catch::Contains("does not apply to --device cuda"));
   CHECK_THROWS_WITH(parse_transports("nvlink", DeviceKind::Cuda), Catch::Contains("unknown") && Catch::Contains("auto, p2p, shm, net"));
   CHECK_THROWS_WITH(parse_transports("auto,shm", DeviceKind::Cpu), Catch::Contains("does not apply to --device cpu"));
@@ -167,7 +169,7 @@ TEST_CASE("transport: each entry sets its NCCL variables and restores the previo
   setenv("NCCL_P2P_DISABLE", "user-value", 1);
   unsetenv("NCCL_SHM_DISABLE");
   {
-    ScopedTransport net("net", DeviceKind::Cuda);
+    ScopedTransport net(Transport::Net, DeviceKind::Cuda);
     CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "1");
     CHECK(std::string(std::getenv("NCCL_SHM_DISABLE")) == "1");
     CHECK(net.vars() == std::map<std::string, std::string>{{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}});
@@ -176,17 +178,17 @@ TEST_CASE("transport: each entry sets its NCCL variables and restores the previo
   CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "user-value");
   CHECK(std::getenv("NCCL_SHM_DISABLE") == nullptr);
   {
-    ScopedTransport shm("shm", DeviceKind::Cuda);
+    ScopedTransport shm(Transport::Shm, DeviceKind::Cuda);
     CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "1");
     CHECK(std::string(std::getenv("NCCL_SHM_DISABLE")) == "0");
   }
   {
-    ScopedTransport aut("auto", DeviceKind::Cuda);  // the user's environment decides
+    ScopedTransport aut(Transport::Auto, DeviceKind::Cuda);  // the user's environment decides
     CHECK(aut.vars().empty());
     CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "user-value");
   }
   {
-    ScopedTransport tcp("tcp", DeviceKind::Cpu);
+    ScopedTransport tcp(Transport::Tcp, DeviceKind::Cpu);
     CHECK(tcp.vars().empty());
   }
   unsetenv("NCCL_P2P_DISABLE");

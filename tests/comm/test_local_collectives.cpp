@@ -122,12 +122,12 @@ TEST_CASE("replica threads get the local communicator by default, Gloo with tcp,
   CHECK(test::make_cpu_world(2, 20, "pick-tcp", "tcp").comms[0]->library() == "gloo");
   auto be = make_backend(DeviceKind::Cpu, 0, BackendOptions{1});
   LaunchInfo li;
-  li.launcher = "env";
+  li.launcher = Launcher::Env;
   li.world_size = 2;
   li.master_addr = "127.0.0.1";
   li.master_port = 1;
   CommOptions opt;
-  opt.transport = "local";
+  opt.transport = Transport::Local;
   CHECK_THROWS_WITH(create_communicators(li, {be.get()}, opt), Catch::Contains("threads of one process"));
 }
 
@@ -148,7 +148,7 @@ TEST_CASE("CPU communicators are bound to their backends and refuse a non-CPU on
     INFO(transport);
     CommOptions opt;
     opt.timeout_s = 5;
-    opt.transport = transport;
+    opt.transport = kTransportNames.parse(transport, "test transport");
     opt.job_key = std::string("refuse-") + transport;
     CHECK_THROWS_WITH(create_communicators(LaunchInfo{}, {cpu.get(), &gpu}, opt),
                       Catch::Contains("--comm gloo works on --device cpu"));

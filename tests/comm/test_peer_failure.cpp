@@ -24,7 +24,7 @@ int free_port() {
 
 LaunchInfo env_launch(int rank, int world, int port) {
   LaunchInfo li;
-  li.launcher = "env";
+  li.launcher = Launcher::Env;
   li.rank = rank;
   li.world_size = world;
   li.master_addr = "127.0.0.1";

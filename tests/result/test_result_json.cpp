@@ -117,6 +117,11 @@ TEST_CASE("read_json_file reports missing and malformed files in one line") {
                     "cannot read " + dir + "/absent.json: no such file or not readable");
   std::ofstream(dir + "/bad.json") << "{\"schema_version\": 1, \"runs\": [";
   CHECK_THROWS_WITH(read_json_file(dir + "/bad.json"), Catch::StartsWith(dir + "/bad.json: not valid JSON: "));
+  // Found by fuzz_result_json: a number too large for a double is nlohmann's out_of_range, not a parse_error,
+  // and escaped as an uncaught exception.
+  std::ofstream(dir + "/huge.json") << "{\"schema_version\": 1, \"x\": 2.1947000277e7975}";
+  CHECK_THROWS_WITH(read_json_file(dir + "/huge.json"),
+                    Catch::StartsWith(dir + "/huge.json: not valid JSON: ") && Catch::Contains("overflow"));
 }
 
 TEST_CASE("write_json_atomic writes the whole file and leaves no temporary behind") {

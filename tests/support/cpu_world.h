@@ -37,7 +37,7 @@ inline void connect(CpuWorld& w, double timeout_s, const std::string& job, const
   opt.library = "gloo";
   opt.timeout_s = timeout_s;
   opt.job_key = job;
-  opt.transport = transport;
+  opt.transport = kTransportNames.parse(transport, "test transport");  // spelled as on the command line
   w.comms = create_communicators(LaunchInfo{}, w.be(), opt);
 }
 

@@ -83,7 +83,8 @@ inline RunResult make_result(const std::vector<int>& counts, const std::vector<d
   r.config.device_counts = counts;
   r.config.gpu_ids = {0, 1};
   r.config.steps = steps;
-  r.config.transports = {transport};
+  // A run without --transport records no transports and labels its entries "default".
+  if (transport != "default") r.config.transports = {kTransportNames.parse(transport, "fixture transport")};
   r.config.allreduce_dtype = DType::F32;
   r.config.nccl_algo = NcclAlgo::Ring;
   r.config.gloo_iface = "lo";

@@ -42,7 +42,7 @@ TEST_CASE("device plan: CPU replicas share this process's cores, never below one
   req.cpu_core_slots = 64;
   REQUIRE(plan_devices(req, launch).backend.threads == 1);
   // Without --threads, a process under a launcher counts only its share of the host.
-  launch.launcher = "env";
+  launch.launcher = Launcher::Env;
   launch.local_size = 2;
   req.cpu_core_slots = 1;
   req.replicas = 1;

@@ -110,7 +110,7 @@ TEST_CASE("the world all-gather carries every replica's totals bit for bit in ra
   }
   CommOptions copt;
   copt.timeout_s = 60;
-  copt.transport = transport;
+  copt.transport = kTransportNames.parse(transport, "test transport");
   copt.job_key = "gather-" + transport;
   auto comms = create_communicators(LaunchInfo{}, raw, copt);
   std::vector<std::vector<ReplicaTotals>> got(n);

@@ -30,13 +30,13 @@ RunConfig tiny_config() {
 
 TEST_CASE("replicas stay bitwise identical after training steps", "[train]") {
   // Replica threads exchange through shared memory unless told to use Gloo's TCP.
-  const auto [transport, library] = GENERATE(std::make_pair("default", "local"), std::make_pair("tcp", "gloo"));
+  const auto [transport, library] = GENERATE(std::make_pair("auto", "local"), std::make_pair("tcp", "gloo"));
   INFO("transport " << transport);
   RunConfig c = tiny_config();
   TrainRequest req;
   req.local_replicas = 2;
   req.job_key = std::string("ident-") + transport;
-  req.transport = transport;
+  req.transport = kTransportNames.parse(transport, "test transport");
   const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
   REQUIRE(r.devices == 2);
   REQUIRE(r.replica_checksums.size() == 2);
@@ -128,7 +128,7 @@ TEST_CASE("device counts: baseline added, duplicates and too many rejected", "[t
   c.device_counts = {64};
   REQUIRE_THROWS_AS(resolve_device_counts(c, LaunchInfo{}), UsageError);
   LaunchInfo mpi;
-  mpi.launcher = "mpi";
+  mpi.launcher = Launcher::Mpi;
   mpi.world_size = 2;
   c.device_counts = {4};
   REQUIRE_THROWS_AS(resolve_device_counts(c, mpi), UsageError);

@@ -17,11 +17,7 @@ class BatchNormLayer final : public CpuLayer {
       : CpuLayer(be, d, in, opt) {
     const Shape& x = in_shapes_[0];
     const BatchNormParams& p = d.bn;
-    count_ = x.n() * x.h() * x.w();
-    if (count_ < 2) {
-      throw UsageError("batch-norm layer " + d.name + ": training needs more than one value per channel, input " +
-                       x.str());
-    }
+    count_ = x.n() * x.h() * x.w();  // >= 2: LayerBase checked
     c_ = x.c();
 
     const memory::desc data = act_desc(x, dt_);

@@ -15,6 +15,7 @@
 
 #include "core/error.h"
 #include "core/stop.h"
+#include "result/result_json.h"
 
 namespace mg {
 
@@ -30,9 +31,9 @@ std::vector<std::string> own_argv() {
 
 }  // namespace
 
-void refuse_children_under_launcher(const std::string& launcher, const std::string& what) {
-  if (launcher != "none")
-    throw UsageError(what + " needs a fresh process per entry, which " + launcher +
+void refuse_children_under_launcher(const LaunchInfo& launch, const std::string& what) {
+  if (launch.launched())
+    throw UsageError(what + " needs a fresh process per entry, which " + std::string(launch.launcher_name()) +
                      " cannot start: under a launcher, launch once per entry");
 }
 
@@ -120,8 +121,7 @@ ChildResults run_children(const std::vector<std::vector<std::string>>& extra_arg
       out.status = rc;  // later entries would most likely fail the same way
       break;
     }
-    std::ifstream in(json);
-    out.parts.push_back(nlohmann::json::parse(in));
+    out.parts.push_back(read_json_file(json));
     std::remove(json.c_str());
     if (child_done) child_done(c, out.parts.back());
   }

@@ -8,6 +8,8 @@
 
 #include <nlohmann/json.hpp>
 
+#include "comm/rendezvous/launch.h"
+
 namespace mg {
 
 struct ChildResults {
@@ -24,8 +26,8 @@ ChildResults run_children(const std::vector<std::vector<std::string>>& extra_arg
                           const std::function<void(size_t, const nlohmann::json&)>& child_done = {});
 
 // Child processes cannot be started under mpirun/srun/torchrun (the launcher owns the world): UsageError
-// naming `what` (the option that asked for them) unless launcher is "none".
-void refuse_children_under_launcher(const std::string& launcher, const std::string& what);
+// naming `what` (the option that asked for them) when a launcher started this process.
+void refuse_children_under_launcher(const LaunchInfo& launch, const std::string& what);
 
 // This process's command line as typed (from /proc/self/cmdline), for results.
 std::string own_command_line();

@@ -29,12 +29,7 @@ class CheckCommand : public Command {
 
   int run() override {
     check::CheckRequest req;
-    if (!device_.empty() && device_ != "cpu" && device_ != "cuda") {
-      throw UsageError("--device " + device_ + " is not one of: cpu, cuda");
-    }
-    req.device = resolve_device_kind(device_.empty() ? std::nullopt
-                                                     : std::optional<DeviceKind>(device_ == "cpu" ? DeviceKind::Cpu
-                                                                                                  : DeviceKind::Cuda));
+    req.device = device_kind_option(device_);
     require_device_present(req.device);
     if (!model_.empty()) build_model(model_, 10);  // an unknown name is a usage error naming the choices
     req.model = model_;

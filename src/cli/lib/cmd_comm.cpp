@@ -85,14 +85,10 @@ class CommCommand : public Command {
     bench.iters = iters_;
     bench.root = root_;
 
-    const DeviceKind kind = resolve_device_kind(
-        device_.empty()       ? std::nullopt
-        : device_ == "cpu"  ? std::optional<DeviceKind>(DeviceKind::Cpu)
-        : device_ == "cuda" ? std::optional<DeviceKind>(DeviceKind::Cuda)
-                            : throw UsageError("--device '" + device_ + "' is not one of: cpu, cuda"));
+    const DeviceKind kind = device_kind_option(device_);
     const bool transport_given = !transport_.empty();
-    const std::vector<std::string> transports =
-        transport_given ? parse_transports(transport_, kind) : std::vector<std::string>{"auto"};
+    const std::vector<Transport> transports =
+        transport_given ? parse_transports(transport_, kind) : std::vector<Transport>{Transport::Auto};
     if (!gloo_iface_.empty() && kind == DeviceKind::Cuda) {
       throw UsageError("--gloo-iface applies to --device cpu (Gloo); NCCL reads NCCL_SOCKET_IFNAME");
     }
@@ -102,7 +98,7 @@ class CommCommand : public Command {
     if (transports.size() > 1) {
       // NCCL reads NCCL_* once per process (its parameters are cached on first use), so a second entry in the
       // same process would silently measure the first one's transport: every entry gets a fresh process.
-      refuse_children_under_launcher(launch.launcher, "--transport with several entries");
+      refuse_children_under_launcher(launch, "--transport with several entries");
       return run_entries_in_children(transports);
     }
     require_device_present(kind);
@@ -132,27 +128,28 @@ class CommCommand : public Command {
 
     std::vector<CommBenchRow> rows;
     nlohmann::json transports_json = nlohmann::json::object();
-    for (const std::string& t : transports) {
+    for (Transport t : transports) {
+      const std::string name = transport_name(t);
       ScopedTransport env(t, kind);
       CommOptions co;
       co.library = plan.comm_library;
       co.timeout_s = timeout_s_;
       co.gloo_iface = gloo_iface_;
       co.transport = t;
-      co.job_key = "comm/" + t;
+      co.job_key = "comm/" + name;
       co.config_fingerprint = fingerprint(kind, local);
       auto comms = create_communicators(launch, backends, co);
       std::vector<Communicator*> raw;
       for (auto& c : comms) raw.push_back(c.get());
-      bench.transport = t;
+      bench.transport = name;
       const auto part = run_comm_bench(raw, backends, bench);
       rows.insert(rows.end(), part.begin(), part.end());
       nlohmann::json vars = nlohmann::json::object();
       // Without --transport the user's own NCCL_* choices decide the path: record them.
       const auto recorded = (transport_given || kind == DeviceKind::Cpu) ? env.vars() : nccl_environment();
       for (const auto& [k, v] : recorded) vars[k] = v;
-      transports_json[t] = vars;
-      if (launch.rank == 0) print_table(part, t, kind, raw[0]->size(), raw[0]->library());
+      transports_json[name] = vars;
+      if (launch.rank == 0) print_table(part, name, kind, raw[0]->size(), raw[0]->library());
     }
 
     int64_t wrong = 0;
@@ -169,9 +166,9 @@ class CommCommand : public Command {
  private:
 
   // One child process per transport entry (each prints its own table), then one merged JSON result.
-  int run_entries_in_children(const std::vector<std::string>& transports) const {
+  int run_entries_in_children(const std::vector<Transport>& transports) const {
     std::vector<std::vector<std::string>> extra;
-    for (const std::string& t : transports) extra.push_back({"--transport", t});
+    for (Transport t : transports) extra.push_back({"--transport", transport_name(t)});
     const ChildResults children = run_children(extra, {"--transport", "--html"}, /*quiet=*/false);
     if (children.status != 0) return children.status;
     nlohmann::json merged;

@@ -92,10 +92,7 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   c.model = canonical_model_name(c.model);
 
   // "auto" and the aliases gpu (cuda) and amp (bf16) are command-line conveniences, never recorded.
-  c.device = resolve_device_kind(
-      o.device == "auto" ? std::nullopt
-                         : std::optional<DeviceKind>(
-                               kDeviceKindNames.parse(o.device == "gpu" ? "cuda" : o.device, "--device")));
+  c.device = device_kind_option(o.device);
   require_device_present(c.device);
   const bool gpu = c.device == DeviceKind::Cuda;
   c.precision = kPrecisionNames.parse(o.precision == "amp" ? "bf16" : o.precision, "--precision");

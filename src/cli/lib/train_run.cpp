@@ -37,9 +37,9 @@ void report(const RunResult& result, const RunConfig& cfg, bool with_trace, cons
 // CUDA transports compared one child process each (NCCL fixes its transport settings per process); the
 // children's results are merged into one report here.
 int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch, const std::string& html_path) {
-  refuse_children_under_launcher(launch.launcher, "--transport with several entries");
+  refuse_children_under_launcher(launch, "--transport with several entries");
   std::vector<std::vector<std::string>> extra;
-  for (const std::string& t : cfg.transports) extra.push_back({"--transport", t});
+  for (Transport t : cfg.transports) extra.push_back({"--transport", transport_name(t)});
   const ChildResults children = run_children(extra, {"--transport", "--html"}, /*quiet=*/true);
   if (children.status != 0) return children.status;
   RunResult merged;
@@ -58,7 +58,7 @@ int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch, c
 // thread placement, so only separate processes show how much a re-run moves), pooled into one result whose
 // CI comes from the runs' medians. The first run writes the --trace.
 int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const std::string& html_path) {
-  refuse_children_under_launcher(launch.launcher, "--runs");
+  refuse_children_under_launcher(launch, "--runs");
   std::vector<std::vector<std::string>> extra;
   for (int i = 0; i < cfg.runs; ++i) extra.push_back({"--runs", "1", "--trace", i == 0 ? cfg.trace_path : ""});
   std::unique_ptr<Progress> progress;

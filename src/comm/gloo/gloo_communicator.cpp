@@ -108,16 +108,17 @@ void gloo_reduce(const std::shared_ptr<gloo::Context>& ctx, const void* send, vo
 void GlooCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
                                 uint32_t tag) {
   if (count == 0) return;
+  // One rank: every collective is a copy of count elements (NCCL's counts, communicator.h).
+  if (size() == 1) {
+    if (send != recv) std::memcpy(recv, send, count * dtype_size(dt));
+    return;
+  }
   const bool reduces =
       op == CollectiveOp::AllReduce || op == CollectiveOp::ReduceScatter || op == CollectiveOp::Reduce;
   const ReduceFn sum = reduces ? reduce_sum_fn(dt) : nullptr;
   const bool wide = dtype_size(dt) == 4;
   switch (op) {
     case CollectiveOp::AllReduce:
-      if (size() == 1) {
-        if (send != recv) std::memcpy(recv, send, count * dtype_size(dt));
-        return;
-      }
       wide ? gloo_allreduce<float>(ctx_, send, recv, count, sum, tag, timeout_)
            : gloo_allreduce<uint16_t>(ctx_, send, recv, count, sum, tag, timeout_);
       return;
@@ -129,18 +130,10 @@ void GlooCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, s
            : gloo_allgather<uint16_t>(ctx_, send, recv, count, tag, timeout_);
       return;
     case CollectiveOp::Broadcast:
-      if (size() == 1) {
-        if (send != recv) std::memcpy(recv, send, count * dtype_size(dt));
-        return;
-      }
       wide ? gloo_broadcast<float>(ctx_, send, recv, count, root, tag, timeout_)
            : gloo_broadcast<uint16_t>(ctx_, send, recv, count, root, tag, timeout_);
       return;
     case CollectiveOp::Reduce:
-      if (size() == 1) {
-        if (send != recv) std::memcpy(recv, send, count * dtype_size(dt));
-        return;
-      }
       wide ? gloo_reduce<float>(ctx_, send, recv, count, root, sum, tag, timeout_)
            : gloo_reduce<uint16_t>(ctx_, send, recv, count, root, sum, tag, timeout_);
       return;

@@ -45,21 +45,21 @@ LaunchInfo detect_launch() {
   LaunchInfo li;
   const char* rank_var = nullptr;
   if (env("OMPI_COMM_WORLD_RANK")) {
-    li.launcher = "mpi";
+    li.launcher = Launcher::Mpi;
     rank_var = "OMPI_COMM_WORLD_RANK";
     if (!env("OMPI_COMM_WORLD_SIZE")) throw UsageError("OMPI_COMM_WORLD_RANK is set but OMPI_COMM_WORLD_SIZE is not");
     li.world_size = env_int("OMPI_COMM_WORLD_SIZE", 1, 1 << 20);
     li.rank = env_int("OMPI_COMM_WORLD_RANK", 0, 1 << 20);
     li.local_rank = env_int_or("OMPI_COMM_WORLD_LOCAL_RANK", 0, 0, 1 << 20);
   } else if (env("PMI_RANK")) {
-    li.launcher = "mpi";
+    li.launcher = Launcher::Mpi;
     rank_var = "PMI_RANK";
     if (!env("PMI_SIZE")) throw UsageError("PMI_RANK is set but PMI_SIZE is not");
     li.world_size = env_int("PMI_SIZE", 1, 1 << 20);
     li.rank = env_int("PMI_RANK", 0, 1 << 20);
     li.local_rank = env_int_or("MPI_LOCALRANKID", 0, 0, 1 << 20);
   } else if (env("SLURM_PROCID") && (env("SLURM_STEP_NUM_TASKS") || env("SLURM_NTASKS"))) {
-    li.launcher = "slurm";
+    li.launcher = Launcher::Slurm;
     rank_var = "SLURM_PROCID";
     // The step's task count: inside an allocation SLURM_NTASKS describes the job, not this srun.
     li.world_size = env("SLURM_STEP_NUM_TASKS") ? env_int("SLURM_STEP_NUM_TASKS", 1, 1 << 20)
@@ -78,7 +78,7 @@ LaunchInfo detect_launch() {
       li.master_addr = b;
     }
   } else if (env("RANK") || env("WORLD_SIZE")) {
-    li.launcher = "env";
+    li.launcher = Launcher::Env;
     rank_var = "RANK";
     if (!env("RANK") || !env("WORLD_SIZE")) throw UsageError("RANK and WORLD_SIZE must be set together");
     li.world_size = env_int("WORLD_SIZE", 1, 1 << 20);
@@ -97,12 +97,12 @@ LaunchInfo detect_launch() {
     throw UsageError(std::string(rank_var) + "=" + std::to_string(li.rank) + " is not below the world size " +
                      std::to_string(li.world_size));
   }
-  if (li.launcher != "env") {
+  if (li.launcher != Launcher::Env) {
     require_same("RANK", li.rank, rank_var);
     require_same("WORLD_SIZE", li.world_size, "the launcher's world size");
   }
-  if (li.launcher == "mpi" && env("MASTER_ADDR")) li.master_addr = env("MASTER_ADDR");
-  if (li.launcher == "env") li.master_addr = env("MASTER_ADDR") ? env("MASTER_ADDR") : "127.0.0.1";
+  if (li.launcher == Launcher::Mpi && env("MASTER_ADDR")) li.master_addr = env("MASTER_ADDR");
+  if (li.launcher == Launcher::Env) li.master_addr = env("MASTER_ADDR") ? env("MASTER_ADDR") : "127.0.0.1";
   for (const char* v : {"OMPI_COMM_WORLD_LOCAL_SIZE", "LOCAL_WORLD_SIZE", "SLURM_NTASKS_PER_NODE"}) {
     if (env(v)) {
       li.local_size = env_int(v, 1, li.world_size);
@@ -110,8 +110,8 @@ LaunchInfo detect_launch() {
     }
   }
   li.master_port = env_int_or("MASTER_PORT", 29500, 1, 65535);
-  if (li.launcher == "mpi" && !env("MASTER_PORT")) li.master_port = 0;  // rank 0 picks a free port, MPI tells all
-  if (li.launcher == "mpi" && std::string(rank_var) == "PMI_RANK" && li.master_addr.empty() && li.world_size > 1) {
+  if (li.launcher == Launcher::Mpi && !env("MASTER_PORT")) li.master_port = 0;  // rank 0 picks a free port, MPI tells all
+  if (li.launcher == Launcher::Mpi && std::string(rank_var) == "PMI_RANK" && li.master_addr.empty() && li.world_size > 1) {
     // This binary's MPI is Open MPI; under another MPI's launcher (PMI) it cannot broadcast the address.
     throw UsageError("launched with PMI_RANK (non-Open MPI launcher): set MASTER_ADDR and MASTER_PORT");
   }

@@ -3,10 +3,17 @@
 #pragma once
 #include <string>
 
+#include "core/name_table.h"
+
 namespace mg {
 
+// Who started us. Env: torchrun-style RANK/WORLD_SIZE variables, whoever set them.
+enum class Launcher { None, Mpi, Slurm, Env };
+inline constexpr NameTable<Launcher, 4> kLauncherNames{
+    {{{"none", Launcher::None}, {"mpi", Launcher::Mpi}, {"slurm", Launcher::Slurm}, {"env", Launcher::Env}}}};
+
 struct LaunchInfo {
-  std::string launcher = "none";  // none | mpi | slurm | env
+  Launcher launcher = Launcher::None;
   int rank = 0;                   // process rank
   int world_size = 1;             // processes
   int local_rank = 0;             // process index on its host (device choice)
@@ -15,7 +22,8 @@ struct LaunchInfo {
   int master_port = 0;
   bool single_host = false;       // Open MPI says every process of the job runs on this host
 
-  bool launched() const { return launcher != "none"; }
+  bool launched() const { return launcher != Launcher::None; }
+  const char* launcher_name() const { return kLauncherNames.name(launcher); }
 };
 
 // Reads OMPI_COMM_WORLD_* / PMI_* (MPI), SLURM_PROCID/SLURM_NTASKS/SLURM_LOCALID (Slurm), or RANK/WORLD_SIZE/
