@@ -4,7 +4,7 @@
 //  - UsageError: bad input (options, files). One line, exit status 2, nothing written.
 //  - Error: the run failed (library error, NaN loss, lost rank, OutOfMemory). One line, exit status 1.
 // Library return codes are checked by MG_CHECK_<LIB>(call) macros that name the call, file, line and host;
-// the CUDA/cuDNN/cuBLAS/NCCL members live in src/backend/cuda/cuda_check.h and src/comm/nccl_check.h and all
+// the CUDA/cuDNN/cuBLAS/NCCL members live in src/backend/cuda/cuda_check.h and src/comm/nccl/nccl_check.h and all
 // funnel into check_failed() below, so the message format is one.
 #pragma once
 #include <stdexcept>
