@@ -32,13 +32,16 @@ struct alignas(64) Slot {
 
 // Slices start on cache lines, so two ranks never write one line.
 constexpr size_t kSliceAlign = 64;
-// The sum is produced a block at a time and copied to every rank's output while it is still in L1.
+// fp16/bf16 (and fp32 off x86-64): the sum is produced a block at a time and copied to every rank's output
+// while it is still in L1.
 constexpr size_t kBlockBytes = 16 << 10;
-// From this slice size on, an output that is not also an input is written with non-temporal stores: it is
-// not in cache, and a normal store would first read every line of it from memory (measured on the
-// development VM: out-of-place all-reduce at 64 MiB about 1.8x faster). An in-place output was just read,
-// so its lines are in cache and normal stores are cheaper.
-constexpr size_t kStreamBytes = 512 << 10;
+// From this slice size on, an output that is not also an input is written with non-temporal stores. A normal
+// store first reads the line it writes (write-allocate), so out of place would move 1.5 times the bytes of
+// in place; streamed stores skip that read but send the line to memory, which only pays once the outputs are
+// too large to stay in cache anyway (measured on the 2-core development VM, one rank's pass over its slice:
+// 128 KiB 7 us normal / 33 us streamed, 2 MiB about 430 / 350, 32 MiB about 8500 / 4600). An in-place output
+// was just read, so its lines are in cache and normal stores are cheaper at every size.
+constexpr size_t kStreamBytes = 1 << 20;
 
 // memcpy that bypasses the cache for the destination (x86-64; elsewhere plain memcpy). Callers fence with
 // stream_fence() before another thread may read the destination.
@@ -69,34 +72,78 @@ void stream_fence() {
 #endif
 }
 
+#if defined(__x86_64__)
+// fp32 in one pass: 16 elements (one cache line) of every input are loaded and summed in rank order in
+// registers, then stored to every output, with non-temporal stores where stream[k] (which needs out[k] 16-byte
+// aligned). The block
+// scheme below instead alternates a phase that reads inputs with one that writes outputs, so the memory system
+// never overlaps the two, and with streamed stores it was 1.3 to 1.6 times slower from 2 MiB slices on. Each
+// output line is written by four consecutive stores, which the core can merge into one line write. Any output
+// may alias any input at the same elements: a line is loaded from every input before it is stored anywhere.
+// Sums are plain single-precision adds in rank order, the same as the scalar tail and reduce_sum.cpp, so every
+// rank's output is bitwise the same.
+void reduce_lines_f32(float* const* out, const char* stream, int n_out, const float* const* in, int n,
+                      size_t count) {
+  size_t i = 0;
+  for (; i + 16 <= count; i += 16) {
+    __m128 v0 = _mm_loadu_ps(in[0] + i), v1 = _mm_loadu_ps(in[0] + i + 4);
+    __m128 v2 = _mm_loadu_ps(in[0] + i + 8), v3 = _mm_loadu_ps(in[0] + i + 12);
+    for (int r = 1; r < n; ++r) {
+      v0 = _mm_add_ps(v0, _mm_loadu_ps(in[r] + i));
+      v1 = _mm_add_ps(v1, _mm_loadu_ps(in[r] + i + 4));
+      v2 = _mm_add_ps(v2, _mm_loadu_ps(in[r] + i + 8));
+      v3 = _mm_add_ps(v3, _mm_loadu_ps(in[r] + i + 12));
+    }
+    for (int k = 0; k < n_out; ++k) {
+      float* o = out[k] + i;
+      if (stream[k]) {
+        _mm_stream_ps(o, v0), _mm_stream_ps(o + 4, v1), _mm_stream_ps(o + 8, v2), _mm_stream_ps(o + 12, v3);
+      } else {
+        _mm_storeu_ps(o, v0), _mm_storeu_ps(o + 4, v1), _mm_storeu_ps(o + 8, v2), _mm_storeu_ps(o + 12, v3);
+      }
+    }
+  }
+  for (; i < count; ++i) {
+    float v = in[0][i];
+    for (int r = 1; r < n; ++r) v += in[r][i];
+    for (int k = 0; k < n_out; ++k) out[k][i] = v;
+  }
+}
+#endif
+
 // out[0][i] = out[1][i] = ... = in[0][i] + in[1][i] + ... in rank order. Any out may alias any in (at the
-// same elements): a block is read completely before any output block is written.
-void reduce_to_all(void* const* out, int n_out, const void* const* in, int n, size_t count, size_t es, ReduceFn sum,
+// same elements).
+void reduce_to_all(void* const* out, int n_out, const void* const* in, int n, size_t count, DType dt,
                    std::vector<uint8_t>& block) {
+  const size_t es = dtype_size(dt);
   const bool large = count * es >= kStreamBytes;
-  std::vector<bool> stream(n_out, false);
+  std::vector<char> stream(n_out, 0);
   bool any_stream = false;
   for (int k = 0; k < n_out && large; ++k) {
     stream[k] = std::find(in, in + n, out[k]) == in + n;
     any_stream = any_stream || stream[k];
   }
-  // Two inputs and cached outputs: sum straight into the first output (element i of both inputs is read
-  // before element i is written). Otherwise a running sum in an output could overwrite an input aliasing
-  // it before that input was read, and a streamed output wants its source in cache: sum into a block.
-  const bool direct = n <= 2 && !any_stream;
+#if defined(__x86_64__)
+  if (dt == DType::F32) {
+    // An fp32 output off a 16-byte boundary (not what allocators return) keeps normal stores.
+    for (int k = 0; k < n_out; ++k) stream[k] = stream[k] && reinterpret_cast<uintptr_t>(out[k]) % 16 == 0;
+    reduce_lines_f32(reinterpret_cast<float* const*>(out), stream.data(), n_out,
+                     reinterpret_cast<const float* const*>(in), n, count);
+    if (any_stream) stream_fence();
+    return;
+  }
+#endif
+  // The sum goes into a block first: a running sum in an output could overwrite an input aliasing it before
+  // that input was read. fp16/bf16 sums convert every element, so this extra pass through L1 costs little.
+  const ReduceFn sum = reduce_sum_fn(dt);
   const size_t step = kBlockBytes / es;
-  if (!direct) block.resize(step * es);
+  block.resize(step * es);
   for (size_t b = 0; b < count; b += step) {
     const size_t m = std::min(step, count - b);
     const size_t off = b * es;
     auto at = [off](const void* p) { return static_cast<const char*>(p) + off; };
-    const char* acc;
-    if (n == 1) {
-      acc = at(in[0]);
-    } else if (direct) {
-      sum(static_cast<char*>(out[0]) + off, at(in[0]), at(in[1]), m);
-      acc = at(out[0]);
-    } else {
+    const char* acc = at(in[0]);
+    if (n > 1) {
       sum(block.data(), at(in[0]), at(in[1]), m);
       for (int k = 2; k < n; ++k) sum(block.data(), block.data(), at(in[k]), m);
       acc = reinterpret_cast<const char*>(block.data());
@@ -283,7 +330,7 @@ void LocalCommunicator::all_reduce(size_t count, DType dt, int only_to) {
   // Reduce: the root's output only (ncclReduce leaves the others' as they were).
   if (only_to >= 0) out = {static_cast<char*>(world_->slots[only_to].recv) + b * es};
   for (int r = 0; r < n; ++r) in[r] = static_cast<const char*>(world_->slots[r].send) + b * es;
-  reduce_to_all(out.data(), static_cast<int>(out.size()), in.data(), n, e - b, es, reduce_sum_fn(dt), block_);
+  reduce_to_all(out.data(), static_cast<int>(out.size()), in.data(), n, e - b, dt, block_);
 }
 
 void LocalCommunicator::reduce_scatter(void* recv, size_t count, DType dt) {
@@ -295,7 +342,7 @@ void LocalCommunicator::reduce_scatter(void* recv, size_t count, DType dt) {
     in[r] = static_cast<const char*>(world_->slots[r].send) + static_cast<size_t>(rank_) * count * es;
   }
   void* out[1] = {recv};
-  reduce_to_all(out, 1, in.data(), n, count, es, reduce_sum_fn(dt), block_);
+  reduce_to_all(out, 1, in.data(), n, count, dt, block_);
 }
 
 void LocalCommunicator::all_gather(const void* send, void* recv, size_t count, DType dt) {

@@ -4,9 +4,10 @@
 //
 // Every collective runs on the host (host_communicator.h), like GlooCommunicator's. The ranks publish their
 // buffer addresses, meet at a barrier and then work on each other's buffers directly: in an all-reduce each rank
-// sums one slice of every rank's input and writes it into that slice of every rank's output, so each byte is
-// read once and written once (the minimum), with two rendezvous per operation. Sums always run in rank order, so every rank ends bitwise identical and a run is
-// reproducible. The second rendezvous keeps every buffer untouched until no peer uses it any more.
+// sums one slice of every rank's input and writes it into that slice of every rank's output in the same pass
+// (in or out of place alike), so each byte is read once and written once (the minimum), with two rendezvous per
+// operation. Sums always run in rank order, so every rank ends bitwise identical and a run is reproducible. The
+// second rendezvous keeps every buffer untouched until no peer uses it any more.
 //
 // Failures match GlooCommunicator: a peer that does not arrive within the timeout, or whose communicator is
 // aborted or destroyed, fails the collective on every rank with an error naming it; the world is unusable
@@ -62,7 +63,7 @@ class LocalCommunicator final : public HostCommunicator {
   uint64_t rounds_ = 0;  // barrier rounds passed
   std::string what_;     // the current operation, for errors
   std::chrono::steady_clock::time_point deadline_;
-  std::vector<uint8_t> block_;    // running sum of more than two inputs
+  std::vector<uint8_t> block_;    // fp16/bf16 running sum (local_communicator.cpp: reduce_to_all)
   std::atomic<bool> aborted_{false};
   std::string failure_;  // first failure; later calls repeat it
 };
