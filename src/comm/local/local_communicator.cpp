@@ -75,13 +75,12 @@ void stream_fence() {
 #if defined(__x86_64__)
 // fp32 in one pass: 16 elements (one cache line) of every input are loaded and summed in rank order in
 // registers, then stored to every output, with non-temporal stores where stream[k] (which needs out[k] 16-byte
-// aligned). The block
-// scheme below instead alternates a phase that reads inputs with one that writes outputs, so the memory system
-// never overlaps the two, and with streamed stores it was 1.3 to 1.6 times slower from 2 MiB slices on. Each
-// output line is written by four consecutive stores, which the core can merge into one line write. Any output
-// may alias any input at the same elements: a line is loaded from every input before it is stored anywhere.
-// Sums are plain single-precision adds in rank order, the same as the scalar tail and reduce_sum.cpp, so every
-// rank's output is bitwise the same.
+// aligned). The block scheme below instead alternates a phase that reads inputs with one that writes outputs,
+// so the memory system never overlaps the two; with streamed stores it was 1.3 to 1.6 times slower from 2 MiB
+// slices on. Each output line is written by four consecutive stores, which the core can merge into one line
+// write. Any output may alias any input at the same elements: a line is loaded from every input before it is
+// stored anywhere. Sums are plain single-precision adds in rank order, the same as the scalar tail and
+// reduce_sum.cpp, so every rank's output is bitwise the same.
 void reduce_lines_f32(float* const* out, const char* stream, int n_out, const float* const* in, int n,
                       size_t count) {
   size_t i = 0;
