@@ -208,15 +208,18 @@ TEST_CASE("local out-of-place reductions: every dtype, 1..4 ranks, odd and strea
       const size_t es = dtype_size(dt);
       // 1: fewer elements than ranks; 17: one 16-element line plus a tail; 1003: not a multiple of any rank
       // count or line; 0: per op, slices of just over 1 MiB, whose outputs are written with streamed stores
-      // (2 and 3 ranks: the path is the same for any count, and the sizes are what makes this test slow).
+      // (fp32 with 2 and 3 ranks, 16-bit types with 2: the paths are the same for any count, and these sizes
+      // are what makes the test slow under the sanitizers).
       for (size_t small_count : {size_t{1}, size_t{17}, size_t{1003}, size_t{0}}) {
-        if (small_count == 0 && n != 2 && n != 3) continue;
+        if (small_count == 0 && n != 2 && !(n == 3 && dt == DType::F32)) continue;
         for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::Reduce}) {
           // A reduce-scatter rank reduces its whole block, an all-reduce or reduce rank 1/n of the buffer.
           const size_t slices = op == CollectiveOp::ReduceScatter ? 1 : static_cast<size_t>(n);
           const size_t count = small_count ? small_count : slices * ((size_t{1} << 20) / es + 64) + 13;
-          // Outputs one element past the allocation's alignment take the stores' unaligned path.
+          // Outputs one element past the allocation's alignment take the stores' unaligned path (fp32's
+          // one-pass kernel has its own; the 16-bit types' streamed copy handles any alignment).
           for (size_t shift : {size_t{0}, size_t{1}}) {
+            if (shift && small_count == 0 && dt != DType::F32) continue;
             INFO("ranks " << n << " " << dtype_name(dt) << " count " << count << " " << collective_name(op)
                           << " output shifted " << shift);
             const size_t n_in = op == CollectiveOp::ReduceScatter ? count * n : count;
