@@ -1,46 +1,92 @@
 #!/usr/bin/env bash
-# Validation of `mgbench predict` against real two-rank runs: two network namespaces joined by veth (see
-# tests/cli/netns.bash), the link shaped with tc tbf to a rate. (No delay: this kernel has no sch_netem; tbf,
-# htb and pfifo are the qdiscs it offers.) For every case, alternating on the same (shared, loaded) machine: a
-# 1-device profile (same options, same thread count), then the two-rank run across the link. The link model of
-# the prediction is a `mgbench comm` all-reduce sweep across the same shaped link with the case's wire dtype
-# ("comm" link); the tc rate alone ("spec" link: bw=RATE,lat=0) is predicted too. Needs root (ip netns, tc).
-#   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [full|quick|repredict]
-# quick: one link (100 Mbit/s) and one case (what tests/cli/predict_netns.sh runs). repredict: only the
-# predictions again, from OUTDIR's raw profiles, comm curves and measurements (no namespaces, no root).
+# Validation of `mgbench predict` against real two-rank runs across a link of known rate and delay between two
+# network namespaces (see tests/cli/netns.bash). This kernel has no sch_netem (nor sch_fq for a BPF delay), so
+# the link is a delay line, results/predict/netwire.cpp: one TAP device in each namespace, every frame handed to
+# the other side a fixed time after it left (0 or 2 ms one way), in order; the rate is tc tbf on each TAP's
+# egress, as on the veth of the older runs. Per link, first a check of what the link really does
+# (linkcheck.py: TCP round trip and bulk rate, raw/<link>_linkcheck.txt), then `mgbench comm` all-reduce sweeps
+# in fp32 and bf16 (the "comm curve" link model), then the cases. Per case, alternating on the same machine:
+# a 1-device profile (same options, same thread count; two at once, one per namespace, because the two "hosts"
+# share this VM's cores), then the two-rank run across the link, then the predictions from the comm curve and
+# from the tc numbers alone ("spec": bw=RATE,lat=DELAY). Needs root (ip netns, tc, /dev/net/tun) and g++ (builds
+# netwire into OUTDIR unless NETWIRE names a binary).
+#   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [full|fast|quick|repredict]
+# full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (about 20 min on an idle 2-core VM). fast: 300 Mbit/s x 0, 2 ms
+# x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case (what tests/cli/predict_netns.sh runs). repredict:
+# only the predictions again, from OUTDIR's raw profiles, comm curves and measurements (no namespaces, no root).
 set -u
 : "${MGBENCH:?MGBENCH must point at the mgbench binary}"
-out=${1:?usage: validate_netns.sh OUTDIR [full|quick|repredict]}
+out=${1:?usage: validate_netns.sh OUTDIR [full|fast|quick|repredict]}
 mode=${2:-full}
+case $mode in full | fast | quick | repredict) ;; *) echo "validate_netns.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cases="$out/cases.tsv"
 
-predict_case() {  # predict_case NAME LINKTAG RATE DTYPE: both predictions of one measured case
-  local name=$1 tag=$2 rate=$3 dtype=$4
+predict_case() {  # predict_case NAME LINKTAG RATE DELAY_MS DTYPE: both predictions of one measured case
+  local name=$1 tag=$2 rate=$3 delay=$4 dtype=$5
   "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "$out/raw/${tag}_comm_${dtype}.json" \
     --measured "$out/raw/$name.measured.json" --json "$out/raw/$name.pred_comm.json" >"$out/raw/$name.pred_comm.txt" \
     || { echo "FAIL: predict $name"; exit 1; }
-  "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "bw=$rate,lat=0" \
+  "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "bw=$rate,lat=${delay}ms" \
     --measured "$out/raw/$name.measured.json" --json "$out/raw/$name.pred_spec.json" >"$out/raw/$name.pred_spec.txt" \
     || { echo "FAIL: predict spec $name"; exit 1; }
 }
 
 if [ "$mode" = repredict ]; then
-  while IFS=$'\t' read -r name rate model bucket overlap dtype load when; do
-    predict_case "$name" "${name%%_*}" "$rate" "$dtype"
+  while IFS=$'\t' read -r name rate model bucket overlap dtype load when delay; do
+    predict_case "$name" "${name%%_*}" "$rate" "${delay:-0}" "$dtype"
   done <"$cases"
   python3 "$here/results/predict/summarize.py" "$out"
   exit $?
 fi
 
-source "$here/tests/cli/netns.bash"
+NETNS_LINK=none source "$here/tests/cli/netns.bash"
 mkdir -p "$out/raw"
 : >"$cases"
 port=29900
+wire_pid=
+stop_wire() {  # the TAP devices go with the process; its counters go to raw/<link>_wire.txt
+  [ -n "$wire_pid" ] || return 0
+  kill -TERM "$wire_pid" 2>/dev/null
+  wait "$wire_pid" 2>/dev/null
+  wire_pid=
+}
+trap 'stop_wire; cleanup' EXIT
 
-shape() {  # shape RATE: a token bucket on both directions of the link
-  ip netns exec "$ns0" tc qdisc replace dev "$v0" root tbf rate "$1" burst 256kb latency 400ms || fail "tc on $v0"
-  ip netns exec "$ns1" tc qdisc replace dev "$v1" root tbf rate "$1" burst 256kb latency 400ms || fail "tc on $v1"
+netwire=${NETWIRE:-}
+if [ -z "$netwire" ]; then
+  [ -e /dev/net/tun ] || skip "no /dev/net/tun"
+  command -v "${CXX:-g++}" >/dev/null || skip "no C++ compiler to build netwire"
+  netwire="$out/netwire"
+  "${CXX:-g++}" -O2 -std=c++17 -Wall -Wextra -o "$netwire" "$here/results/predict/netwire.cpp" \
+    || fail "building netwire"
+fi
+
+# link TAG RATE DELAY_MS: a fresh delay line, addresses, tbf on both TAPs, then the link check.
+wire_up() {
+  local tag=$1 rate=$2 delay=$3
+  stop_wire
+  # The delay line runs at real-time priority where it can (a frame released late is delay the link did not
+  # have; the program sleeps between frames, so this costs the ranks almost nothing: see raw/*_wire.txt).
+  local rt=(chrt -f 1)
+  chrt -f 1 true 2>/dev/null || rt=()
+  "${rt[@]}" "$netwire" --ns "$ns0" --dev "$v0" --ns "$ns1" --dev "$v1" --delay-ms "$delay" --mtu 9000 \
+    >"$tmp/wire.out" 2>"$out/raw/${tag}_wire.txt" &
+  wire_pid=$!
+  for _ in $(seq 100); do grep -q ready "$tmp/wire.out" 2>/dev/null && break; sleep 0.05; done
+  grep -q ready "$tmp/wire.out" || { cat "$out/raw/${tag}_wire.txt"; fail "netwire did not start"; }
+  ip -n "$ns0" link set "$v0" mtu 9000 up && ip -n "$ns1" link set "$v1" mtu 9000 up || fail "tap up"
+  ip -n "$ns0" addr add 10.231.0.1/24 dev "$v0" && ip -n "$ns1" addr add 10.231.0.2/24 dev "$v1" || fail "addresses"
+  ip netns exec "$ns0" tc qdisc replace dev "$v0" root tbf rate "$rate" burst 256kb latency 400ms || fail "tc on $v0"
+  ip netns exec "$ns1" tc qdisc replace dev "$v1" root tbf rate "$rate" burst 256kb latency 400ms || fail "tc on $v1"
+  port=$((port + 1))
+  local mb=$((${rate%mbit} * 3 / 16))  # about 1.5 s of data at the shaped rate
+  ip netns exec "$ns1" timeout 120 python3 "$here/results/predict/linkcheck.py" serve 10.231.0.2 $port &
+  local srv=$!
+  ip netns exec "$ns0" timeout 120 python3 "$here/results/predict/linkcheck.py" probe 10.231.0.2 $port "$mb" \
+    >"$out/raw/${tag}_linkcheck.txt" || fail "link check $tag"
+  wait "$srv"
+  echo "$tag: tbf $rate, netwire ${delay} ms one way: $(cat "$out/raw/${tag}_linkcheck.txt")"
 }
 
 pair() {  # pair JSON ARGS...: one rank in each namespace, rank 0 writes JSON
@@ -66,8 +112,8 @@ model_args() {
   esac
 }
 
-run_case() {  # run_case LINKTAG RATE MODEL BUCKET OVERLAP DTYPE
-  local tag=$1 rate=$2 model=$3 bucket=$4 overlap=$5 dtype=$6
+run_case() {  # run_case LINKTAG RATE DELAY MODEL BUCKET OVERLAP DTYPE
+  local tag=$1 rate=$2 delay=$3 model=$4 bucket=$5 overlap=$6 dtype=$7
   local name="${tag}_${model}_b${bucket}_${overlap}_${dtype}"
   local args=("${common[@]}" $(model_args "$model") --bucket-mb "$bucket" --allreduce-dtype "$dtype")
   [ "$overlap" = nooverlap ] && args+=(--no-overlap)
@@ -80,35 +126,43 @@ run_case() {  # run_case LINKTAG RATE MODEL BUCKET OVERLAP DTYPE
     || fail "profile $name"
   wait "$other" || fail "second profile $name"
   pair "$out/raw/$name.measured.json" "${args[@]}"
-  predict_case "$name" "$tag" "$rate" "$dtype"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rate" "$model" "$bucket" "$overlap" "$dtype" \
-    "$(cut -d' ' -f1 /proc/loadavg)" "$(date -u +%T)" >>"$cases"
+  predict_case "$name" "$tag" "$rate" "$delay" "$dtype"
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rate" "$model" "$bucket" "$overlap" "$dtype" \
+    "$(cut -d' ' -f1 /proc/loadavg)" "$(date -u +%T)" "$delay" >>"$cases"
   echo "$name done (load $(cut -d' ' -f1 /proc/loadavg))"
 }
 
-link() {  # link TAG RATE CASES...: shape, measure the comm curves, run the cases ("model:bucket:overlap:dtype")
-  local tag=$1 rate=$2; shift 2
-  shape "$rate"
+link() {  # link TAG RATE DELAY_MS CASES...: the link, its comm curves, the cases ("model:bucket:overlap:dtype")
+  local tag=$1 rate=$2 delay=$3; shift 3
+  wire_up "$tag" "$rate" "$delay"
   local dtypes=(fp32 bf16) largest=16M
-  [ "$mode" = quick ] && dtypes=(fp32) largest=4M  # quick uses 1 MiB buckets only
+  [ "$mode" = quick ] && dtypes=(fp32) largest=4M  # quick uses 1 MiB fp32 buckets only
   for dt in "${dtypes[@]}"; do
-    pair "$out/raw/${tag}_comm_${dt}.json" comm --device cpu --op allreduce -b 16K -e "$largest" -f 4 --warmup 2 \
+    pair "$out/raw/${tag}_comm_${dt}.json" comm --device cpu --op allreduce -b 4K -e "$largest" -f 4 --warmup 2 \
       --iters 8 --dtype "$dt" --comm-timeout 300
   done
   for c in "$@"; do
     IFS=: read -r m b o d <<<"$c"
-    run_case "$tag" "$rate" "$m" "$b" "$o" "$d"
+    run_case "$tag" "$rate" "$delay" "$m" "$b" "$o" "$d"
   done
+  stop_wire
 }
 
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2-), $(nproc) cores, load $(cut -d' ' -f1-3 /proc/loadavg)"
-if [ "$mode" = quick ]; then
-  link q100 100mbit resnet18:1:overlap:fp32
-else
-  full=(resnet18:1:overlap:fp32 resnet18:25:overlap:fp32 resnet18:1:nooverlap:fp32 resnet18:25:nooverlap:fp32
-        resnet18:25:overlap:bf16 tiny:25:overlap:fp32 tiny:25:nooverlap:fp32 tiny:25:overlap:bf16)
-  link r100 100mbit "${full[@]}"
-  link r300 300mbit "${full[@]}"
-  link r1000 1000mbit "${full[@]}"
-fi
+full=(resnet18:1:overlap:fp32 resnet18:25:overlap:fp32 resnet18:1:nooverlap:fp32 resnet18:25:nooverlap:fp32
+      resnet18:25:overlap:bf16 tiny:25:overlap:fp32 tiny:25:nooverlap:fp32 tiny:25:overlap:bf16)
+case $mode in
+  quick) link q100d2 100mbit 2 resnet18:1:overlap:fp32 ;;
+  fast)
+    for d in 0 2; do
+      link "r300d$d" 300mbit "$d" resnet18:1:overlap:fp32 resnet18:25:nooverlap:fp32 resnet18:25:overlap:bf16 \
+        tiny:25:nooverlap:fp32
+    done
+    ;;
+  full)
+    for r in 100 300 1000; do
+      for d in 0 2; do link "r${r}d$d" "${r}mbit" "$d" "${full[@]}"; done
+    done
+    ;;
+esac
 python3 "$here/results/predict/summarize.py" "$out"
