@@ -9,7 +9,7 @@
 # a 1-device profile (same options, same thread count; two at once, one per namespace, because the two "hosts"
 # share this VM's cores), then the two-rank run across the link, then the predictions from the comm curve and
 # from the tc numbers alone ("spec": bw=RATE,lat=DELAY). Needs root (ip netns, tc, /dev/net/tun) and g++ (builds
-# netwire into OUTDIR unless NETWIRE names a binary).
+# netwire into a temporary directory unless NETWIRE names a binary).
 #   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [full|fast|quick|repredict]
 # full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (about 20 min on an idle 2-core VM). fast: 300 Mbit/s x 0, 2 ms
 # x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case (what tests/cli/predict_netns.sh runs). repredict:
@@ -57,7 +57,7 @@ netwire=${NETWIRE:-}
 if [ -z "$netwire" ]; then
   [ -e /dev/net/tun ] || skip "no /dev/net/tun"
   command -v "${CXX:-g++}" >/dev/null || skip "no C++ compiler to build netwire"
-  netwire="$out/netwire"
+  netwire="$tmp/netwire"  # removed with the namespaces on exit
   "${CXX:-g++}" -O2 -std=c++17 -Wall -Wextra -o "$netwire" "$here/results/predict/netwire.cpp" \
     || fail "building netwire"
 fi

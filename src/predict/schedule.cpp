@@ -1,6 +1,7 @@
 #include "predict/schedule.h"
 
 #include <algorithm>
+#include <cmath>
 #include <numeric>
 
 #include "result/bucket_plan.h"
@@ -19,6 +20,21 @@ std::vector<PlannedBucket> plan_buckets(const std::vector<GradientLayer>& layers
     out.push_back({r.end - r.begin, layers[l].ready_s});
   }
   return out;
+}
+
+double expected_straggler_wait(const std::vector<double>& steps, int n) {
+  if (n < 2 || steps.size() < 2) return 0;
+  std::vector<double> s = steps;
+  std::sort(s.begin(), s.end());
+  const double k = static_cast<double>(s.size());
+  double emax = 0, mean = 0, below = 0;
+  for (size_t i = 0; i < s.size(); ++i) {
+    const double upto = std::pow((static_cast<double>(i) + 1) / k, n);
+    emax += s[i] * (upto - below);
+    below = upto;
+    mean += s[i] / k;
+  }
+  return std::max(0.0, emax - mean);
 }
 
 StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const Interconnect& ic, int n,
@@ -55,6 +71,11 @@ StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const I
   }
   b.comm_exposed = comm ? std::max(0.0, last_end - bwd) : 0.0;
   b.comm_overlapped = std::max(0.0, r.comm_s - b.comm_exposed);
+  if (comm) {
+    // The profile's steps are K/kp of the predicted ones; their deviations are taken to scale alike.
+    r.straggler_s = expected_straggler_wait(p.step_s, n) * k / kp;
+    b.comm_exposed += r.straggler_s;
+  }
   double rest = b.input_wait + b.forward + b.backward + b.comm_exposed + b.optimizer;
   if (o.input_rate > 0) {
     // One node's pipeline delivers devices_per_node batches per step; the step waits for the shortfall.

@@ -3,7 +3,10 @@
 // One comm stream runs the buckets' all-reduces one after another in the order they became ready (as the
 // trainer launches them), each starting when its bucket is ready and the previous one has finished; with
 // overlap off all of them start after backward. The optimizer waits for the last bucket. The input pipeline
-// adds a wait when it cannot deliver a node's batches within the rest of the step.
+// adds a wait when it cannot deliver a node's batches within the rest of the step. Ranks are not in lock-step:
+// every step's all-reduce waits for the slowest rank, so a synchronised step on n devices also pays the
+// expected maximum of n independent draws of the profile's step time minus its mean (the straggler wait,
+// counted as exposed communication, where a measured run sees it).
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -31,8 +34,13 @@ struct PlannedBucket {
 };
 std::vector<PlannedBucket> plan_buckets(const std::vector<GradientLayer>& layers, size_t bucket_bytes);
 
+// E[max of n independent draws from `steps`] - mean(steps): the empirical distribution's order statistic,
+// sum over the sorted samples of x_i * ((i/k)^n - ((i-1)/k)^n). 0 for n < 2 or fewer than two samples.
+double expected_straggler_wait(const std::vector<double>& steps, int n);
+
 struct StepPrediction {
   StepBreakdown breakdown;
+  double straggler_s = 0;             // in breakdown.comm_exposed
   std::vector<BucketTiming> buckets;  // wire bytes, all-reduce seconds, ready time
   double comm_s = 0;                  // sum of the buckets' all-reduce times
   size_t wire_bytes = 0;

@@ -7,6 +7,26 @@
 
 namespace mg {
 
+namespace {
+
+// The factor that makes the profile's parts add up to one step at images_per_sec.
+double rate_factor(const StepProfile& p, double images_per_sec) {
+  const double step = p.input_wait_s + p.forward_s + p.backward_s + p.optimizer_s;
+  return static_cast<double>(p.batch_per_device * p.accum_steps) / images_per_sec / step;
+}
+
+// Every time of the profile times f: the step's shape and spread are kept.
+void scale_times(StepProfile& p, double f) {
+  p.input_wait_s *= f;
+  p.forward_s *= f;
+  p.backward_s *= f;
+  p.optimizer_s *= f;
+  for (GradientLayer& l : p.layers) l.ready_s *= f;
+  for (double& t : p.step_s) t *= f;
+}
+
+}  // namespace
+
 StepProfile step_profile_from(const RunResult& r, const std::string& source) {
   if (r.kind != "training")
     throw UsageError(source + ": is a " + r.kind + ", not a training result; profile a 1-device run (mgbench --gpus 1)");
@@ -30,23 +50,22 @@ StepProfile step_profile_from(const RunResult& r, const std::string& source) {
   p.optimizer_s = one->breakdown.optimizer;
   p.images_per_sec = one->images_per_sec;
   p.layers = one->gradient_layers;
+  for (const StepBreakdown& b : one->samples)
+    if (b.total > 0) p.step_s.push_back(b.total);
   // The parts are per-step medians; the headline rate is the timed window's images over its wall time, which
   // also holds what lies between steps, and is what a measured run reports and --measured compares against.
-  // Predict at the headline rate with the parts' shape, so one device predicts exactly what was measured.
-  if (one->images_per_sec > 0 && std::isfinite(one->images_per_sec)) rescale_profile(p, one->images_per_sec);
+  // Predict at the headline rate with the parts' shape (and the steps' spread), so one device predicts exactly
+  // what was measured.
+  if (one->images_per_sec > 0 && std::isfinite(one->images_per_sec))
+    scale_times(p, rate_factor(p, one->images_per_sec));
   return p;
 }
 
 void rescale_profile(StepProfile& p, double images_per_sec) {
   if (!(images_per_sec > 0) || !std::isfinite(images_per_sec))
     throw UsageError("--profile-rate must be a positive number of images/s");
-  const double step = p.input_wait_s + p.forward_s + p.backward_s + p.optimizer_s;
-  const double f = static_cast<double>(p.batch_per_device * p.accum_steps) / images_per_sec / step;
-  p.input_wait_s *= f;
-  p.forward_s *= f;
-  p.backward_s *= f;
-  p.optimizer_s *= f;
-  for (GradientLayer& l : p.layers) l.ready_s *= f;
+  scale_times(p, rate_factor(p, images_per_sec));
+  p.step_s.clear();  // this machine's jitter says nothing about the device the rate comes from
   p.images_per_sec = images_per_sec;
 }
 

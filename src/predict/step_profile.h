@@ -16,6 +16,8 @@ struct StepProfile {
   double input_wait_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
   double images_per_sec = 0;  // measured
   std::vector<GradientLayer> layers;
+  // Every timed step's total seconds: their spread is how far ranks drift apart per step (schedule.h).
+  std::vector<double> step_s;
 };
 
 // UsageError (one line naming `source`) unless r is a training result with a 1-device entry that trained
@@ -24,7 +26,8 @@ StepProfile step_profile_from(const RunResult& r, const std::string& source);
 
 // Scales every time of the profile by one factor so that its 1-device rate becomes images_per_sec: the shape of
 // the step (forward/backward/optimizer shares, when each layer's gradients are ready) measured here, the speed
-// of a device one does not have (a published or vendor figure). UsageError unless images_per_sec > 0.
+// of a device one does not have (a published or vendor figure). The per-step samples are dropped: how much this
+// machine's steps vary says nothing about the other device's. UsageError unless images_per_sec > 0.
 void rescale_profile(StepProfile& p, double images_per_sec);
 
 }  // namespace mg

@@ -128,6 +128,39 @@ TEST_CASE("one device and --allreduce none have no communication") {
   CHECK(s.comm_s == 0);
 }
 
+TEST_CASE("expected_straggler_wait: E[max of n draws] of the profile's steps minus their mean") {
+  const std::vector<double> steps = {0.004, 0.001, 0.003, 0.002};  // order does not matter
+  // sorted 1..4 ms, n = 2: weights 1/16, 3/16, 5/16, 7/16 -> E[max] 3.125 ms; mean 2.5 ms
+  CHECK(expected_straggler_wait(steps, 2) == Approx(0.000625));
+  // many ranks: almost surely one of them draws the slowest step
+  CHECK(expected_straggler_wait(steps, 64) == Approx(0.0015).epsilon(1e-6));
+  CHECK(expected_straggler_wait(steps, 3) > expected_straggler_wait(steps, 2));
+  CHECK(expected_straggler_wait(steps, 1) == 0);
+  CHECK(expected_straggler_wait({0.002, 0.002, 0.002}, 8) == Approx(0).margin(1e-15));  // no spread, no wait
+  CHECK(expected_straggler_wait({0.002}, 8) == 0);  // one sample: no spread known
+}
+
+TEST_CASE("synchronised steps wait for the slowest rank: the straggler wait is exposed communication") {
+  StepOptions o;
+  o.overlap = false;
+  StepProfile p = profile();
+  const StepPrediction lockstep = simulate_step(p, o, link(1e9, 0), 2, 2);
+  p.step_s = {0.1, 0.1, 0.2, 0.2};  // E[max of 2] 0.175, mean 0.15
+  const StepPrediction s = simulate_step(p, o, link(1e9, 0), 2, 2);
+  CHECK(s.straggler_s == Approx(0.025));
+  CHECK(s.breakdown.comm_exposed == Approx(lockstep.breakdown.comm_exposed + 0.025));
+  CHECK(s.breakdown.total == Approx(lockstep.breakdown.total + 0.025));
+  CHECK(s.breakdown.comm_overlapped == Approx(lockstep.breakdown.comm_overlapped));
+  // One device, or no exchange (ranks never wait for each other): no straggler wait.
+  CHECK(simulate_step(p, o, link(1e9, 0), 1, 1).breakdown.total == Approx(0.115));
+  o.strategy = SyncStrategy::None;
+  CHECK(simulate_step(p, o, link(1e9, 0), 2, 2).breakdown.total == Approx(0.115));
+  // Accumulating 2 micro-batches per step where the profile had 1: the deviations scale with the step.
+  o.strategy = SyncStrategy::Ring;
+  o.accum_steps = 2;
+  CHECK(simulate_step(p, o, link(1e9, 0), 2, 2).straggler_s == Approx(0.05));
+}
+
 TEST_CASE("allreduce_time: ring in one node, NCCL's ring across nodes, and ps") {
   Interconnect ic = link(100e9, 2e-6);
   const double S = 1e8;
@@ -169,6 +202,10 @@ TEST_CASE("rescale_profile keeps the shape of the step and sets its rate") {
   CHECK(p.optimizer_s == Approx(0.0025));
   CHECK(p.layers[1].ready_s == Approx(0.030));
   CHECK(p.images_per_sec == Approx(32 / 0.0575));
+  // this machine's step-to-step spread is not the other device's
+  p.step_s = {0.1, 0.2};
+  rescale_profile(p, 100);
+  CHECK(p.step_s.empty());
   CHECK_THROWS(rescale_profile(p, 0));
 }
 
