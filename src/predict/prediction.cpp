@@ -58,12 +58,17 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
   out.env.topology = topo;
 
   const int64_t k = std::max(1, req.step.accum_steps);
-  for (const Interconnect& ic : req.interconnects) {
+  for (size_t li = 0; li < req.interconnects.size(); ++li) {
+    const Interconnect& ic = req.interconnects[li];
+    // The straggler wait inside comm_exposed_s, per device count (docs/predict.md, item 6 of the model).
+    nlohmann::json& waits = out.env.topology["prediction"]["interconnects"][li]["straggler_wait_s"];
+    waits = nlohmann::json::object();
     const int per_node = ic.gpus_per_node > 0 ? ic.gpus_per_node : 0;
     const StepPrediction one = simulate_step(p, req.step, ic, 1, 1);
     const double base_ips = static_cast<double>(p.batch_per_device * k) / one.breakdown.total;
     for (int n : req.gpus) {
       const StepPrediction s = simulate_step(p, req.step, ic, n, per_node > 0 ? std::min(n, per_node) : n);
+      waits[std::to_string(n)] = s.straggler_s;
       DeviceCountResult d;
       d.devices = n;
       d.transport = ic.label();

@@ -53,8 +53,15 @@ fi
 # Options honoured as in a real run: no overlap exposes all communication, a bf16 wire halves the bytes,
 # smaller buckets make more of them (0.002 MiB = 524 fp32 elements: 4 buckets of tiny's 1586).
 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 4 --link bw=1Gbit --no-overlap --json "$TMP/nov.json" >/dev/null || fail "no-overlap"
-json_check "$TMP/nov.json" "abs(d['runs'][0]['breakdown']['comm_exposed_s'] - d['runs'][0]['allreduce']['time_s']) < 1e-12 and d['config']['overlap'] == False" \
+json_check "$TMP/nov.json" "abs(d['runs'][0]['breakdown']['comm_exposed_s'] - d['runs'][0]['allreduce']['time_s'] - d['environment']['topology']['prediction']['interconnects'][0]['straggler_wait_s']['4']) < 1e-12 and d['config']['overlap'] == False" \
   || fail "--no-overlap not honoured"
+# The straggler wait comes from the profile's own step spread; with --profile-rate (another device) it is left out.
+json_check "$TMP/nov.json" "d['environment']['topology']['prediction']['interconnects'][0]['straggler_wait_s']['4'] > 0" \
+  || fail "no straggler wait from a profile with several steps"
+"$MGBENCH" predict --profile "$TMP/profile.json" --profile-rate 1000 --gpus 4 --link bw=1Gbit --json "$TMP/rate.json" >/dev/null \
+  || fail "profile-rate"
+json_check "$TMP/rate.json" "d['environment']['topology']['prediction']['interconnects'][0]['straggler_wait_s']['4'] == 0" \
+  || fail "--profile-rate kept this machine's step spread"
 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 4 --link bw=1Gbit --allreduce-dtype bf16 --bucket-mb 0.002 --json "$TMP/bf.json" >/dev/null || fail "bf16"
 elements=$(json_get "$TMP/profile.json" "sum(l['elements'] for l in d['runs'][0]['gradient_layers'])")
 [[ $elements -eq 1586 ]] || fail "tiny with 10 classes has 1586 parameters, the profile says $elements"
