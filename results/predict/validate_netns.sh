@@ -11,7 +11,7 @@
 # from the tc numbers alone ("spec": bw=RATE,lat=DELAY). Needs root (ip netns, tc, /dev/net/tun) and g++ (builds
 # netwire into a temporary directory unless NETWIRE names a binary).
 #   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [full|fast|quick|repredict]
-# full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (about 20 min on an idle 2-core VM). fast: 300 Mbit/s x 0, 2 ms
+# full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (14 min on the idle 2-core VM). fast: 300 Mbit/s x 0, 2 ms
 # x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case (what tests/cli/predict_netns.sh runs). repredict:
 # only the predictions again, from OUTDIR's raw profiles, comm curves and measurements (no namespaces, no root).
 set -u
