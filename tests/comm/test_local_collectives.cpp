@@ -3,6 +3,7 @@
 // operations queued back to back; disagreeing calls refused; and the selection that picks it.
 #include <catch2/catch.hpp>
 
+#include <cstdint>
 #include <cstring>
 #include <random>
 
@@ -49,7 +50,8 @@ TEST_CASE("local all-reduce sums in rank order, so every rank holds bitwise the 
       expected[i] = s;
     }
     for (bool in_place : {true, false}) {
-      // Out of place, the output starts one element past a 16-byte boundary: the stores' unaligned head.
+      // Out of place, the output starts one element past a 16-byte boundary, where fp32 keeps normal stores
+      // (streamed ones need 16 bytes; the out-of-place test below covers them).
       std::vector<std::vector<float>> out(n, std::vector<float>(count + 1, -1.0f)), buf = in;
       mg::run_on_threads(n, [&](int r) {
         float* recv = in_place ? buf[r].data() : out[r].data() + 1;
@@ -216,8 +218,9 @@ TEST_CASE("local out-of-place reductions: every dtype, 1..4 ranks, odd and strea
           // A reduce-scatter rank reduces its whole block, an all-reduce or reduce rank 1/n of the buffer.
           const size_t slices = op == CollectiveOp::ReduceScatter ? 1 : static_cast<size_t>(n);
           const size_t count = small_count ? small_count : slices * ((size_t{1} << 20) / es + 64) + 13;
-          // Outputs one element past the allocation's alignment take the stores' unaligned path (fp32's
-          // one-pass kernel has its own; the 16-bit types' streamed copy handles any alignment).
+          // Unshifted, the output starts 64 bytes (the guard) into a 16-byte-aligned allocation: aligned, so
+          // fp32's one-pass kernel streams where the slice is large enough. Shifted one element, it takes the
+          // stores' unaligned path (fp32 keeps normal stores; the 16-bit types' streamed copy has a head).
           for (size_t shift : {size_t{0}, size_t{1}}) {
             if (shift && small_count == 0 && dt != DType::F32) continue;
             INFO("ranks " << n << " " << dtype_name(dt) << " count " << count << " " << collective_name(op)
@@ -231,13 +234,15 @@ TEST_CASE("local out-of-place reductions: every dtype, 1..4 ranks, odd and strea
               for (size_t i = 0; i < n_in; ++i) test::put(v, i, dt, u(rng));
             }
             const std::vector<std::vector<char>> original = in;
-            // A guard element before and after every output: nothing outside it may be written.
+            // A 64-byte guard before and after every output: nothing outside it may be written.
+            const size_t guard = 64 / es, total = count + 2 * guard + shift;
             for (auto& v : out) {
-              v.resize((count + 2 + shift) * es);
-              for (size_t i = 0; i < count + 2 + shift; ++i) test::put(v, i, dt, -7.0f);
+              v.resize(total * es);
+              for (size_t i = 0; i < total; ++i) test::put(v, i, dt, -7.0f);
+              if (shift == 0) REQUIRE(reinterpret_cast<uintptr_t>(v.data() + guard * es) % 16 == 0);
             }
             mg::run_on_threads(n, [&](int r) {
-              w.comms[r]->collective(op, in[r].data(), out[r].data() + (1 + shift) * es, count, dt, root,
+              w.comms[r]->collective(op, in[r].data(), out[r].data() + (guard + shift) * es, count, dt, root,
                                      StreamKind::Comm);
               w.backends[r]->synchronize(StreamKind::Comm);
             });
@@ -245,13 +250,13 @@ TEST_CASE("local out-of-place reductions: every dtype, 1..4 ranks, odd and strea
               INFO("rank " << r);
               REQUIRE(in[r] == original[r]);
               std::vector<char> want(out[r].size());
-              for (size_t i = 0; i < count + 2 + shift; ++i) test::put(want, i, dt, -7.0f);
+              for (size_t i = 0; i < total; ++i) test::put(want, i, dt, -7.0f);
               if (op != CollectiveOp::Reduce || r == root) {
                 // Reduce-scatter: rank r's block of every input.
                 const size_t first = op == CollectiveOp::ReduceScatter ? static_cast<size_t>(r) * count : 0;
                 std::vector<const char*> block;
                 for (int q = 0; q < n; ++q) block.push_back(original[q].data() + first * es);
-                for (size_t i = 0; i < count; ++i) test::put(want, 1 + shift + i, dt, rank_order_sum(block, i, dt));
+                for (size_t i = 0; i < count; ++i) test::put(want, guard + shift + i, dt, rank_order_sum(block, i, dt));
               }
               REQUIRE(std::memcmp(out[r].data(), want.data(), want.size()) == 0);
             }
