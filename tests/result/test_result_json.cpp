@@ -109,6 +109,16 @@ TEST_CASE("the reader names the file and the field it cannot use") {
   CHECK(old.runs[0].run_samples.empty());
   CHECK(old.runs[0].step_time.ci95_method == "order-statistic");
   CHECK(old.config.runs == 1);
+  // config.transports holds --transport names: an unknown one in a measured result names the field. A
+  // prediction's is ignored: files written before transports were parsed listed its link labels there.
+  json bad_transport = good;
+  bad_transport["config"]["transports"] = {"tcp", "nvlink4"};
+  CHECK(message(bad_transport) ==
+        "base.json: config.transports: 'nvlink4' is not one of: auto, p2p, shm, net, tcp, local");
+  json old_prediction = good;
+  old_prediction["kind"] = "prediction";
+  old_prediction["config"]["transports"] = {"nvlink4", "bw=10GB/s,lat=20us"};
+  CHECK(result_from_json(old_prediction, "pred.json").config.transports.empty());
 }
 
 TEST_CASE("read_json_file reports missing and malformed files in one line") {
