@@ -23,7 +23,8 @@ labels = sorted({r["transport"] for r in runs})
 assert labels == ["bw=100Mbit,lat=2ms+ib-ndr", "nvlink4+ib-ndr", "pcie3+ib-ndr"], labels
 one = [r for r in runs if r["devices"] == 1]
 base = prof["runs"][0]["images_per_sec"]
-assert all(abs(r["images_per_sec"] - base) / base < 0.01 for r in one), (base, [r["images_per_sec"] for r in one])
+# The profile is scaled to its headline rate (docs/predict.md): one device predicts exactly what was measured.
+assert all(abs(r["images_per_sec"] - base) / base < 1e-9 for r in one), (base, [r["images_per_sec"] for r in one])
 for r in runs:
     assert r["samples"]["total_s"] == [] and r["step_time"]["samples"] == 0
     assert 0 < r["scaling_efficiency"] <= 1.0 + 1e-9, r
