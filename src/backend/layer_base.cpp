@@ -3,12 +3,12 @@
 namespace mg {
 
 namespace {
-LayerShapes checked(const LayerDesc& d, const std::vector<Shape>& in_shapes) {
+LayerShapes checked(const LayerDesc& d, const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
   LayerShapes s = layer_shapes(d, in_shapes);
   if (s.fault != LayerFault::None) throw UsageError(s.why);
-  // Batch statistics of one value per channel have no variance, and the unbiased running variance divides by
-  // count - 1: every backend would compute garbage or divide by zero.
-  if (d.kind == LayerKind::BatchNorm) {
+  // Training: batch statistics of one value per channel have no variance, and the unbiased running variance
+  // divides by count - 1. (--forward-only runs inference, on the running statistics: any batch works.)
+  if (d.kind == LayerKind::BatchNorm && opt.backward) {
     const Shape& x = in_shapes[0];
     if (x.n() * x.h() * x.w() < 2) {
       throw UsageError("batch-norm layer " + d.name + ": training needs more than one value per channel, input " +
@@ -20,7 +20,7 @@ LayerShapes checked(const LayerDesc& d, const std::vector<Shape>& in_shapes) {
 }  // namespace
 
 LayerBase::LayerBase(const LayerDesc& d, const std::vector<Shape>& in_shapes, const LayerOptions& opt, DType act)
-    : LayerBase(d, in_shapes, opt, act, checked(d, in_shapes)) {}
+    : LayerBase(d, in_shapes, opt, act, checked(d, in_shapes, opt)) {}
 
 LayerBase::LayerBase(const LayerDesc& d, const std::vector<Shape>& in_shapes, const LayerOptions& opt, DType act,
                      LayerShapes shapes)

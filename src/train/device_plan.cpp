@@ -13,7 +13,10 @@ DeviceKind resolve_device_kind(std::optional<DeviceKind> asked) {
 
 DeviceKind device_kind_option(const std::string& text) {
   if (text.empty() || text == "auto") return resolve_device_kind(std::nullopt);
-  return kDeviceKindNames.parse(text == "gpu" ? "cuda" : text, "--device");
+  DeviceKind k{};
+  if (!kDeviceKindNames.find(text == "gpu" ? "cuda" : text, k))
+    throw UsageError("--device " + text + " is not one of: auto, " + kDeviceKindNames.list() + " (gpu means cuda)");
+  return k;
 }
 
 void require_device_present(DeviceKind kind) {

@@ -8,7 +8,7 @@
 namespace mg {
 
 ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
-                 uint64_t seed, bool training, bool reuse_buffers)
+                       uint64_t seed, bool training, bool reuse_buffers)
     : be_(be), model_(model), act_(activation_dtype(precision)), training_(training) {
   const std::vector<Shape> shapes = infer_shapes(model, batch, image_size);
   const int n = static_cast<int>(model.layers.size());
@@ -179,7 +179,7 @@ void ModelGraph::loss(const Tensor& labels, float loss_scale) {
 }
 
 void ModelGraph::backward(bool accumulate_param_grads, const std::function<void(int)>& after_layer) {
-  MG_ENSURE(training_, "backward on a network built for inference");
+  MG_ENSURE(training_, "backward on a model graph built for inference");
   for (size_t i = ops_.size() - 1; i >= 1; --i) {
     std::vector<Tensor> in;
     for (int j : model_.layers[i].inputs) in.push_back(out_[j]);

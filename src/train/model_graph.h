@@ -1,5 +1,5 @@
 // A model instantiated on one backend: the LayerOps of a ModelDesc, their activation and gradient buffers,
-// and the forward / backward walks over the DAG. The network owns no parameters (ParamStore does).
+// and the forward / backward walks over the DAG. The graph owns no parameters (ParamStore does).
 //
 // Memory plan (memory_plan.h): an activation gradient lives from the backward step of its first consumer to
 // its own layer's step, the temporary for a second consumer's contribution for one step; they share buffers
@@ -23,7 +23,7 @@ class ModelGraph {
   // training=false allocates no gradient buffers (--forward-only). reuse_buffers=false gives every tensor its
   // own buffer: the reference the memory plan is tested against.
   ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
-          uint64_t seed, bool training, bool reuse_buffers = true);
+             uint64_t seed, bool training, bool reuse_buffers = true);
   ~ModelGraph();
 
   // Parameter shapes per layer, from the ops (for ParamStore).

@@ -1,4 +1,4 @@
-// One data-parallel replica: its network, parameters, input pipeline and gradient synchronisation, and the
+// One data-parallel replica: its model graph, parameters, input pipeline and gradient synchronisation, and the
 // timed training step. A replica runs on one host thread and touches only its own backend.
 //
 // Step timeline (events on the Compute stream, so the parts add up to the step time):

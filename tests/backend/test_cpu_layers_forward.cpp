@@ -221,4 +221,7 @@ TEST_CASE("cpu layers reject bad descriptions with a usage error") {
   CHECK_THROWS_WITH(backend().create_layer(make_desc(LayerKind::BatchNorm, "bn1"), {Shape{1, 8, 1, 1}}, {}),
                     Catch::Contains("bn1") && Catch::Contains("more than one value per channel"));
   CHECK_NOTHROW(backend().create_layer(make_desc(LayerKind::BatchNorm, "bn2"), {Shape{2, 8, 1, 1}}, {}));
+  LayerOptions inference;  // --forward-only: running statistics, any batch
+  inference.backward = false;
+  CHECK_NOTHROW(backend().create_layer(make_desc(LayerKind::BatchNorm, "bn3"), {Shape{1, 8, 1, 1}}, inference));
 }

@@ -14,7 +14,7 @@ json_check "$TMP/check.json" 'd["passed"] and all(r["passed"] for r in d["rows"]
 json_check "$TMP/check.json" 'all(r["error"] == 0 for r in d["rows"] if r["metric"] == "wrong")' \
   || fail "collectives reported wrong elements"
 
-expect_usage_error "--device tpu is not one of: cpu, cuda" "$MGBENCH" check --device tpu
+expect_usage_error "--device tpu is not one of: auto, cpu, cuda" "$MGBENCH" check --device tpu
 expect_usage_error "fp16 is not supported" "$MGBENCH" check --device cpu --precision fp16
 expect_usage_error "fp8 is not one of" "$MGBENCH" check --device cpu --precision fp8
 expect_usage_error "nosuchnet" "$MGBENCH" check --device cpu --model nosuchnet

@@ -128,3 +128,19 @@ TEST_CASE("committed baselines keep their config byte for byte through the field
   }
   CHECK(files > 0);
 }
+
+TEST_CASE("compare's identity: the compare_key fields, where the synthetic source counts for synthetic data only") {
+  RunConfig a;
+  RunConfig b = a;
+  CHECK(compare_identity(a) == compare_identity(b));
+  b.model = "resnet18";
+  CHECK(compare_identity(a) != compare_identity(b));
+  b = a;
+  b.steps = a.steps + 5;  // not a compare key: the same benchmark measured longer
+  CHECK(compare_identity(a) == compare_identity(b));
+  b = a;
+  b.synthetic_source = SyntheticSource::Host;
+  CHECK(compare_identity(a) != compare_identity(b));
+  a.data = b.data = "/data/train.mgrec";
+  CHECK(compare_identity(a) == compare_identity(b));
+}

@@ -17,7 +17,7 @@ class BatchNormLayer final : public CpuLayer {
       : CpuLayer(be, d, in, opt) {
     const Shape& x = in_shapes_[0];
     const BatchNormParams& p = d.bn;
-    count_ = x.n() * x.h() * x.w();  // >= 2: LayerBase checked
+    count_ = x.n() * x.h() * x.w();  // >= 2 when training (LayerBase checked); inference never divides by it - 1
     c_ = x.c();
 
     const memory::desc data = act_desc(x, dt_);
@@ -81,6 +81,7 @@ class BatchNormLayer final : public CpuLayer {
     a.emplace(DNNL_ARG_VARIANCE, var_);
     run(train_, std::move(a));
     const float m = desc_.bn.momentum;
+    MG_ENSURE(count_ > 1, where() + "training forward on a layer built for inference with one value per channel");
     const float unbias = static_cast<float>(count_) / static_cast<float>(count_ - 1);
     float* s = stats_.as<float>();
     for (int64_t i = 0; i < c_; ++i) {

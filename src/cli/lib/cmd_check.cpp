@@ -19,7 +19,7 @@ namespace {
 class CheckCommand : public Command {
  public:
   void setup(CLI::App& sub) override {
-    sub.add_option("--device", device_, "cpu | cuda (default: cuda when a GPU is visible, else cpu)");
+    sub.add_option("--device", device_, "cpu | cuda | auto (cuda when a GPU is present; gpu means cuda)");
     sub.add_option("--model", model_, "check only the layer kinds this model uses (default: every kind)");
     sub.add_option("--precision", precisions_,
                    "fp32, tf32, fp16, bf16, comma-separated (default: every precision the device supports)")

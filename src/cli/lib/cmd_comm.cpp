@@ -51,7 +51,7 @@ class CommCommand : public Command {
     devices_opt_ = sub.add_option("--devices,--gpus,-g", devices_,
                                   "replicas (threads) in this process; default 2 on CPU, every GPU on CUDA, 1 per "
                                   "process under a launcher");
-    sub.add_option("--device", device_, "cpu or cuda (default: cuda when a GPU is present)");
+    sub.add_option("--device", device_, "cpu | cuda | auto (cuda when a GPU is present; gpu means cuda)");
     sub.add_option("--warmup", warmup_, "untimed iterations per size")->capture_default_str();
     sub.add_option("--iters,-n", iters_, "timed iterations per size")->capture_default_str();
     sub.add_option("--dtype", dtype_, "fp32, fp16 or bf16")->capture_default_str();
