@@ -31,7 +31,9 @@ out=${out:-$root/results/soak/$(date -u +%Y%m%dT%H%M)}
 mkdir -p "$out"
 work=$(mktemp -d)
 pids=()
-trap 'for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null; done; rm -rf "$work"' EXIT
+# `|| true`: under set -e a kill of a job that already ended would end the trap early, with status 1 and the
+# temporary folder left behind.
+trap 'for p in "${pids[@]}"; do kill -TERM "$p" 2>/dev/null || true; done; rm -rf "$work"' EXIT
 cp "$bin" "$work/mgbench"
 mg="$work/mgbench"
 common=(--device cpu --model "$model" --image-size 64 --batch-size 8 --warmup 5 --no-progress)
@@ -72,6 +74,7 @@ names=(threads rank0 rank1)
 csv="$out/samples.csv"
 echo "elapsed_s,process,pid,rss_kib,fds,threads" >"$csv"
 start=$(date +%s)
+load_start=$(cut -d' ' -f1-3 /proc/loadavg)
 deadline=$((start + minutes * 60 * 3 + 300))  # a run far slower than calibrated is stopped, and reported
 while :; do
   alive=0
@@ -98,12 +101,14 @@ cp "$work"/soak-*.log "$out/" 2>/dev/null || true
 for j in threads procs; do [[ -f $work/soak-$j.json ]] && cp "$work/soak-$j.json" "$out/$j.json"; done
 ((status == 0)) || { echo "soak: a run failed (logs in $out)" >&2; exit 1; }
 
-python3 - "$out" "$minutes" "$model" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc)" <<'PY'
+python3 - "$out" "$minutes" "$model" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc)" \
+  "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
 import csv, json, statistics, sys
 out, minutes, model, cpu, cores = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
 rows = list(csv.DictReader(open(f"{out}/samples.csv")))
+# The load average says whether step-time drift can be told from the machine's other work.
 summary = {"command": "scripts/soak.sh --minutes %g" % minutes, "model": model, "cpu": cpu, "cores": cores,
-           "note": "shared 2-core VM: other engineers were compiling and testing during the soak",
+           "load_average_start": sys.argv[6], "load_average_end": sys.argv[7],
            "processes": {}, "step_time": {}}
 ok = True
 for name in ("threads", "rank0", "rank1"):
