@@ -66,8 +66,7 @@ RunResult run_sweep(const RunConfig& cfg, const LaunchInfo& launch, const SweepH
   result.config = cfg;
   const std::vector<int> counts = resolve_device_counts(cfg, launch);
   // Parsed at the CLI. No --transport: one entry as the environment is (the user's own NCCL_* are respected and
-  // recorded).
-  // The entry is labelled "default" then (not "auto", which the user asked for by name).
+  // recorded), labelled "default" (not "auto", which the user asks for by name).
   const std::vector<std::optional<Transport>> transports =
       cfg.transports.empty() ? std::vector<std::optional<Transport>>{std::nullopt}
                              : std::vector<std::optional<Transport>>(cfg.transports.begin(), cfg.transports.end());

@@ -117,15 +117,16 @@ void reduce_to_all(void* const* out, int n_out, const void* const* in, int n, si
   const size_t es = dtype_size(dt);
   const bool large = count * es >= kStreamBytes;
   std::vector<char> stream(n_out, 0);
-  bool any_stream = false;
   for (int k = 0; k < n_out && large; ++k) {
     stream[k] = std::find(in, in + n, out[k]) == in + n;
-    any_stream = any_stream || stream[k];
+#if defined(__x86_64__)
+    // An fp32 output off a 16-byte boundary (not what allocators return) keeps normal stores.
+    if (dt == DType::F32) stream[k] = stream[k] && reinterpret_cast<uintptr_t>(out[k]) % 16 == 0;
+#endif
   }
+  const bool any_stream = std::find(stream.begin(), stream.end(), 1) != stream.end();
 #if defined(__x86_64__)
   if (dt == DType::F32) {
-    // An fp32 output off a 16-byte boundary (not what allocators return) keeps normal stores.
-    for (int k = 0; k < n_out; ++k) stream[k] = stream[k] && reinterpret_cast<uintptr_t>(out[k]) % 16 == 0;
     reduce_lines_f32(reinterpret_cast<float* const*>(out), stream.data(), n_out,
                      reinterpret_cast<const float* const*>(in), n, count);
     if (any_stream) stream_fence();
