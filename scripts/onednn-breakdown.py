@@ -1,0 +1,150 @@
+#!/usr/bin/env python3
+"""Where a CPU training step's time goes, per oneDNN primitive, and how close the convolutions run to the FMA peak.
+
+Runs mgbench once with ONEDNN_VERBOSE=1, keeps the timed steps' primitive executions and prints, per
+(primitive, propagation kind): milliseconds per step, share of the step, executions per step and, for
+convolutions and inner products, the GFLOP/s achieved from the problem shapes oneDNN prints. With a probe file
+(scripts/machine-probe.sh) it also gives each as a percentage of the machine's measured FMA peak: the ceiling a
+whole training step cannot pass is the convolutions' own rate, which this shows next to the step's.
+
+    scripts/onednn-breakdown.py OUT_DIR [--probe probe.json] [--mgbench build/mgbench] -- --model resnet50 ...
+
+Writes OUT_DIR/verbose.log (oneDNN's lines), OUT_DIR/run.json (mgbench's result) and OUT_DIR/breakdown.json.
+Verbose timing adds a little overhead per primitive; the result's own step time is the reference.
+"""
+import argparse
+import collections
+import json
+import os
+import re
+import subprocess
+import sys
+
+SHAPE_TOKEN = re.compile(r"(mb|ic|oc|id|od|kd|ih|oh|kh|iw|ow|kw|g)(\d+)")
+
+
+def die(msg, code=2):
+    print(f"onednn-breakdown: {msg}", file=sys.stderr)
+    sys.exit(code)
+
+
+def flops(prim, problem):
+    """Multiply-adds x 2 of one execution, from oneDNN's problem descriptor; None for other primitives."""
+    if prim not in ("convolution", "inner_product"):
+        return None
+    v = {}
+    for key, val in SHAPE_TOKEN.findall(problem):
+        v.setdefault(key, int(val))
+    g = v.get("g", 1)
+    out_spatial = v.get("od", 1) * v.get("oh", 1) * v.get("ow", 1)
+    kernel = v.get("kd", 1) * v.get("kh", 1) * v.get("kw", 1)
+    if prim == "inner_product":  # ih/iw present when the source is spatial: they are part of the reduction
+        kernel = v.get("id", 1) * v.get("ih", 1) * v.get("iw", 1)
+        out_spatial = 1
+    return 2.0 * v["mb"] * v["oc"] * out_spatial * (v["ic"] // g) * kernel
+
+
+def parse(log_path):
+    rows = []
+    with open(log_path, errors="replace") as f:
+        for line in f:
+            if not line.startswith("onednn_verbose,exec,"):
+                continue
+            p = line.rstrip("\n").split(",")
+            # exec,engine,primitive,implementation,prop,memory descs,attrs,aux,problem,time
+            rows.append({"prim": p[3], "impl": p[4], "prop": p[5], "problem": p[-2], "ms": float(p[-1])})
+    return rows
+
+
+def timed_rows(rows, steps):
+    """The executions of the last `steps` steps, delimited by the step's last forward primitive (the classifier)."""
+    fwd = [i for i, r in enumerate(rows) if r["prop"] == "forward_training"]
+    if not fwd:
+        die("no forward_training primitive in the log (forward-only run?)")
+    last = rows[fwd[-1]]
+    key = (last["prim"], last["problem"])
+    marks = [i for i in fwd if (rows[i]["prim"], rows[i]["problem"]) == key]
+    if len(marks) <= steps:
+        die(f"{len(marks)} step boundaries in the log, need more than {steps}")
+    return rows[marks[-steps - 1] + 1: marks[-1] + 1]
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    ap.add_argument("out_dir")
+    ap.add_argument("--probe", help="machine-probe.sh JSON: gives percentages of the FMA peak")
+    ap.add_argument("--mgbench", default=os.path.join(os.path.dirname(__file__), "..", "build", "mgbench"))
+    argv = sys.argv[1:]
+    if "--" not in argv:
+        die("give mgbench's arguments after --, e.g. -- --model resnet50 --device cpu --gpus 1")
+    cut = argv.index("--")
+    a = ap.parse_args(argv[:cut])
+    args = argv[cut + 1:]
+    os.makedirs(a.out_dir, exist_ok=True)
+    log = os.path.join(a.out_dir, "verbose.log")
+    run_json = os.path.join(a.out_dir, "run.json")
+    env = dict(os.environ, ONEDNN_VERBOSE="1")
+    with open(log, "w") as f:
+        rc = subprocess.call([a.mgbench, *args, "--no-progress", "--json", run_json], stdout=f, stderr=f, env=env)
+    if rc != 0:
+        die(f"mgbench exited {rc}; see {log}", rc)
+    result = json.load(open(run_json))
+    if len(result["runs"]) != 1 or result["runs"][0]["devices"] != 1:
+        die("give one device (--gpus 1): replicas' primitives interleave in the log")
+    run = result["runs"][0]
+    cfg = result["config"]
+    steps = cfg["steps"] * cfg["repeat"]
+    step_ms = 1e3 * run["step_time"]["median_s"]
+    rows = timed_rows(parse(log), steps)
+    peak = json.load(open(a.probe))["fma_gflops_all_cores"] if a.probe else None
+
+    agg = collections.defaultdict(lambda: {"ms": 0.0, "n": 0, "flop": 0.0, "impls": set()})
+    for r in rows:
+        e = agg[(r["prim"], r["prop"])]
+        e["ms"] += r["ms"]
+        e["n"] += 1
+        e["impls"].add(r["impl"])
+        fl = flops(r["prim"], r["problem"])
+        if fl:
+            e["flop"] += fl
+    onednn_ms = sum(e["ms"] for e in agg.values()) / steps
+    table = []
+    for (prim, prop), e in sorted(agg.items(), key=lambda kv: -kv[1]["ms"]):
+        gflops = e["flop"] / (e["ms"] * 1e-3) / 1e9 if e["flop"] else None
+        table.append({"primitive": prim, "prop": prop, "ms_per_step": e["ms"] / steps, "per_step": e["n"] / steps,
+                      "share_of_step": e["ms"] / steps / step_ms, "gflops": gflops,
+                      "pct_of_peak": 100 * gflops / peak if gflops and peak else None,
+                      "implementations": sorted(e["impls"])})
+    conv = [e for (p, _), e in agg.items() if p == "convolution"]
+    conv_ms = sum(e["ms"] for e in conv)
+    conv_flop = sum(e["flop"] for e in conv)
+    all_flop = sum(e["flop"] for e in agg.values())
+    summary = {
+        "model": cfg["model"], "batch_size": cfg["batch_size"], "steps": steps, "cpu": result["environment"]["cpu"],
+        "step_ms": step_ms, "onednn_ms_per_step": onednn_ms, "outside_onednn_ms_per_step": step_ms - onednn_ms,
+        "conv_ms_per_step": conv_ms / steps, "conv_gflops": conv_flop / (conv_ms * 1e-3) / 1e9 if conv_ms else None,
+        "step_gflops": all_flop / steps / (step_ms * 1e-3) / 1e9, "fma_peak_gflops": peak, "rows": table,
+    }
+    if peak:
+        summary["conv_pct_of_peak"] = 100 * summary["conv_gflops"] / peak if summary["conv_gflops"] else None
+        summary["step_pct_of_peak"] = 100 * summary["step_gflops"] / peak
+    with open(os.path.join(a.out_dir, "breakdown.json"), "w") as f:
+        json.dump(summary, f, indent=1)
+
+    pct = lambda x: f"{x:5.1f}%" if x is not None else "     -"
+    print(f"{cfg['model']} batch {cfg['batch_size']}: step {step_ms:.1f} ms (result), oneDNN {onednn_ms:.1f} ms, "
+          f"outside oneDNN {step_ms - onednn_ms:.1f} ms, {steps} timed steps")
+    print(f"{'primitive':<22}{'prop':<18}{'ms/step':>9}{'share':>8}{'n/step':>8}{'GFLOP/s':>9}{'peak':>8}")
+    for t in table:
+        gf = f"{t['gflops']:9.0f}" if t["gflops"] else "        -"
+        print(f"{t['primitive']:<22}{t['prop']:<18}{t['ms_per_step']:9.1f}{pct(100 * t['share_of_step'])}"
+              f"{t['per_step']:8.0f}{gf}{pct(t['pct_of_peak'])}")
+    line = f"convolutions: {summary['conv_ms_per_step']:.1f} ms/step at {summary['conv_gflops']:.0f} GFLOP/s; " \
+           f"whole step {summary['step_gflops']:.0f} GFLOP/s"
+    if peak:
+        line += f" ({summary['conv_pct_of_peak']:.1f} % and {summary['step_pct_of_peak']:.1f} % of the {peak:.0f} GFLOP/s probe)"
+    print(line)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
