@@ -20,7 +20,21 @@ nlohmann::json link_json(const LinkModel& l) {
 
 }  // namespace
 
-RunResult predict(const RunResult& profile, const StepProfile& p, const PredictRequest& req) {
+std::string apply_wire_cast_costs(StepOptions& o, const StepProfile& p) {
+  o.cast_to_wire_s_per_element = o.cast_from_wire_s_per_element = 0;
+  if (o.wire == DType::F32) return {};
+  if (const WireCastCost* c = wire_cast_cost(p, o.wire)) {
+    o.cast_to_wire_s_per_element = c->to_wire_s_per_element;
+    o.cast_from_wire_s_per_element = c->from_wire_s_per_element;
+    return {};
+  }
+  return std::string("the profile has no ") + dtype_name(o.wire) +
+         " wire-cast cost (no wire_casts entry: an older mgbench wrote it); the casts are predicted as free";
+}
+
+RunResult predict(const RunResult& profile, const StepProfile& p, const PredictRequest& request) {
+  PredictRequest req = request;
+  const std::string cast_note = apply_wire_cast_costs(req.step, p);
   RunResult out;
   out.kind = "prediction";
   out.env = profile.env;  // where the profile was measured
@@ -55,6 +69,16 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
                         {"strategy", sync_strategy_name(req.step.strategy)},
                         {"input_rate_images_per_sec", req.step.input_rate},
                         {"interconnects", links}};
+  // The casts a 16-bit wire adds (docs/predict.md): their cost per element, or why there is none.
+  nlohmann::json cast = nullptr;
+  if (req.step.wire != DType::F32) {
+    cast = {{"dtype", dtype_name(req.step.wire)},
+            {"to_wire_s_per_element", req.step.cast_to_wire_s_per_element},
+            {"from_wire_s_per_element", req.step.cast_from_wire_s_per_element},
+            {"source", cast_note.empty() ? "profile" : "missing"}};
+    if (!cast_note.empty()) cast["note"] = cast_note;
+  }
+  topo["prediction"]["wire_cast"] = cast;
   out.env.topology = topo;
 
   const int64_t k = std::max(1, req.step.accum_steps);

@@ -23,8 +23,14 @@ struct PredictRequest {
   std::string command_line;
 };
 
+// The casts a 16-bit wire adds, from the profile: sets o's cast costs for o.wire. Returns a one-line note when
+// the wire is 16-bit and the profile has no figure for it (an older profile): the casts are then predicted as
+// free, and the caller says so (predict() records the same note in the result).
+std::string apply_wire_cast_costs(StepOptions& o, const StepProfile& p);
+
 // profile: the result step_profile_from accepted; its environment and configuration are carried over (the
 // configuration with this request's sweep and gradient options), so a prediction says what it was made from.
+// The wire casts' costs are taken from p (apply_wire_cast_costs), whatever req.step holds.
 RunResult predict(const RunResult& profile, const StepProfile& p, const PredictRequest& req);
 
 struct MeasuredMatch {

@@ -55,21 +55,43 @@ StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const I
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t c) { return planned[a].ready_s < planned[c].ready_s; });
   const bool comm = n > 1 && o.strategy != SyncStrategy::None;
-  double comm_free = 0, last_end = 0;
+  const bool casts = comm && o.wire != DType::F32;
+  const size_t wire_size = dtype_size(o.wire);
+  // Compute-stream time into the last backward, casts included: with overlap each launch casts its bucket
+  // right where backward reached its ready point, so everything after it on the stream moves by the cast.
+  double cast_before = 0, comm_free = 0;
+  std::vector<double> ends(planned.size(), 0.0);
   r.buckets.resize(planned.size());
   for (size_t i : order) {
-    const double bytes = static_cast<double>(planned[i].elements * o.wire_bytes_per_element);
-    const double ready = o.overlap ? std::min(planned[i].ready_s, bwd) : bwd;
+    const double bytes = static_cast<double>(planned[i].elements * wire_size);
+    const double out = casts ? static_cast<double>(planned[i].elements) * o.cast_to_wire_s_per_element : 0.0;
+    // Without overlap the launches (and their casts) follow backward's end in bucket order.
+    const double reached = (o.overlap ? std::min(planned[i].ready_s, bwd) : bwd) + cast_before;
+    cast_before += out;
     const double t = comm ? allreduce_time(ic, o.strategy, bytes, n) : 0.0;
     if (comm) {
-      const double start = std::max(ready, comm_free);
-      comm_free = last_end = start + t;
+      const double start = std::max(reached + out, comm_free);
+      comm_free = ends[i] = start + t;
     }
     r.buckets[i] = {static_cast<size_t>(bytes), t, planned[i].ready_s};
     r.comm_s += t;
+    r.cast_to_wire_s += out;
     if (comm) r.wire_bytes += static_cast<size_t>(bytes);
   }
-  b.comm_exposed = comm ? std::max(0.0, last_end - bwd) : 0.0;
+  // Backward as the trainer reports it ends before the launches without overlap, after the last cast with it.
+  const double bwd_end = o.overlap ? bwd + r.cast_to_wire_s : bwd;
+  b.backward += bwd_end - bwd;
+  if (comm) {
+    // The compute stream, after backward (and the outgoing casts without overlap), waits for each bucket in
+    // bucket order and casts it back; the optimizer follows.
+    double t = bwd + r.cast_to_wire_s;
+    for (size_t i = 0; i < planned.size(); ++i) {
+      const double in = casts ? static_cast<double>(planned[i].elements) * o.cast_from_wire_s_per_element : 0.0;
+      t = std::max(t, ends[i]) + in;
+      r.cast_from_wire_s += in;
+    }
+    b.comm_exposed = t - bwd_end;
+  }
   b.comm_overlapped = std::max(0.0, r.comm_s - b.comm_exposed);
   if (comm) {
     // The profile's steps are K/kp of the predicted ones; their deviations are taken to scale alike.

@@ -7,6 +7,10 @@
 // every step's all-reduce waits for the slowest rank, so a synchronised step on n devices also pays the
 // expected maximum of n independent draws of the profile's step time minus its mean (the straggler wait,
 // counted as exposed communication, where a measured run sees it).
+// A 16-bit wire adds the trainer's casts (src/train/grad_sync.cpp), both on the compute stream: each bucket's
+// fp32 -> wire cast runs when the bucket is launched (inside backward with overlap, so it delays the rest of
+// backward and the bucket's all-reduce starts after it; after backward without), and after backward the compute
+// stream waits for each bucket in bucket order and casts it back before the optimizer.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -20,7 +24,10 @@ namespace mg {
 struct StepOptions {
   double bucket_mb = 25;         // fp32 gradient MiB per bucket, as --bucket-mb (0: one bucket)
   bool overlap = true;
-  size_t wire_bytes_per_element = 4;  // fp32 4, fp16/bf16 2
+  DType wire = DType::F32;  // --allreduce-dtype; fp16/bf16 halve the bytes and add the casts
+  // Seconds per element of the fp32 -> wire and wire -> fp32 casts on the profiled device (StepProfile's
+  // wire_casts for `wire`; 0 when the profile has no figure). Unused for an fp32 wire.
+  double cast_to_wire_s_per_element = 0, cast_from_wire_s_per_element = 0;
   int accum_steps = 1;
   SyncStrategy strategy = SyncStrategy::Ring;
   double input_rate = 0;  // images/s one node's input pipeline can deliver; 0: as fast as the profile saw
@@ -43,6 +50,8 @@ struct StepPrediction {
   double straggler_s = 0;             // in breakdown.comm_exposed
   std::vector<BucketTiming> buckets;  // wire bytes, all-reduce seconds, ready time
   double comm_s = 0;                  // sum of the buckets' all-reduce times
+  double cast_to_wire_s = 0;          // sum of the outgoing casts (in backward with overlap, else exposed)
+  double cast_from_wire_s = 0;        // sum of the incoming casts (in the exposed part)
   size_t wire_bytes = 0;
 };
 

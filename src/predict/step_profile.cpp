@@ -50,6 +50,8 @@ StepProfile step_profile_from(const RunResult& r, const std::string& source) {
   p.optimizer_s = one->breakdown.optimizer;
   p.images_per_sec = one->images_per_sec;
   p.layers = one->gradient_layers;
+  // Measured apart from the steps, as device time: not scaled to the headline rate below.
+  p.wire_casts = one->wire_casts;
   for (const StepBreakdown& b : one->samples)
     if (b.total > 0) p.step_s.push_back(b.total);
   // The parts are per-step medians; the headline rate is the timed window's images over its wall time, which
@@ -61,10 +63,21 @@ StepProfile step_profile_from(const RunResult& r, const std::string& source) {
   return p;
 }
 
+const WireCastCost* wire_cast_cost(const StepProfile& p, DType wire) {
+  for (const WireCastCost& c : p.wire_casts)
+    if (c.dtype == dtype_name(wire)) return &c;
+  return nullptr;
+}
+
 void rescale_profile(StepProfile& p, double images_per_sec) {
   if (!(images_per_sec > 0) || !std::isfinite(images_per_sec))
     throw UsageError("--profile-rate must be a positive number of images/s");
-  scale_times(p, rate_factor(p, images_per_sec));
+  const double f = rate_factor(p, images_per_sec);
+  scale_times(p, f);
+  for (WireCastCost& c : p.wire_casts) {
+    c.to_wire_s_per_element *= f;
+    c.from_wire_s_per_element *= f;
+  }
   p.step_s.clear();  // this machine's jitter says nothing about the device the rate comes from
   p.images_per_sec = images_per_sec;
 }

@@ -16,6 +16,9 @@ struct StepProfile {
   double input_wait_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
   double images_per_sec = 0;  // measured
   std::vector<GradientLayer> layers;
+  // What the trainer's fp32 <-> 16-bit wire casts cost on the profiled device, per dtype (empty: an older
+  // profile, or a run that could not time them).
+  std::vector<WireCastCost> wire_casts;
   // Every timed step's total seconds: their spread is how far ranks drift apart per step (schedule.h).
   std::vector<double> step_s;
 };
@@ -24,10 +27,13 @@ struct StepProfile {
 // (not --forward-only / --input-only) and carries the gradient profile.
 StepProfile step_profile_from(const RunResult& r, const std::string& source);
 
+// The profile's cast cost for a 16-bit wire dtype; nullptr when it has none.
+const WireCastCost* wire_cast_cost(const StepProfile& p, DType wire);
+
 // Scales every time of the profile by one factor so that its 1-device rate becomes images_per_sec: the shape of
 // the step (forward/backward/optimizer shares, when each layer's gradients are ready) measured here, the speed
 // of a device one does not have (a published or vendor figure). The per-step samples are dropped: how much this
-// machine's steps vary says nothing about the other device's. UsageError unless images_per_sec > 0.
+// machine's steps vary says nothing about the other device's. The casts' cost scales by the same factor. UsageError unless images_per_sec > 0.
 void rescale_profile(StepProfile& p, double images_per_sec);
 
 }  // namespace mg

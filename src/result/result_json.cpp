@@ -75,6 +75,17 @@ json gradient_layers_json(const std::vector<GradientLayer>& v) {
   return a;
 }
 
+json wire_casts_json(const std::vector<WireCastCost>& v) {
+  json a = json::array();
+  for (const WireCastCost& c : v)
+    a.push_back({{"dtype", c.dtype},
+                 {"to_wire_s_per_element", c.to_wire_s_per_element},
+                 {"from_wire_s_per_element", c.from_wire_s_per_element},
+                 {"elements", c.elements},
+                 {"repetitions", c.repetitions}});
+  return a;
+}
+
 json run_json(const DeviceCountResult& r) {
   return {{"devices", r.devices},
           {"transport", r.transport},
@@ -93,6 +104,7 @@ json run_json(const DeviceCountResult& r) {
           {"breakdown", breakdown_json(r.breakdown)},
           {"allreduce", allreduce_json(r.allreduce)},
           {"gradient_layers", gradient_layers_json(r.gradient_layers)},
+          {"wire_casts", wire_casts_json(r.wire_casts)},
           {"peak_memory_bytes", r.peak_memory_bytes},
           {"device_memory_in_use_bytes", r.device_memory_in_use_bytes},
           // A diverged or loss-less (input-only) run has no finite loss; JSON has no NaN, so it is null.
@@ -266,6 +278,16 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
       const std::string gw = w + ".gradient_layers[" + std::to_string(i) + "]";
       r.gradient_layers.push_back({rd.get<int>(gl[i], gw, "layer"), rd.get<size_t>(gl[i], gw, "elements"),
                                    rd.get<double>(gl[i], gw, "ready_s")});
+    }
+  }
+  if (j.contains("wire_casts")) {  // absent in files written before the casts were profiled
+    const json& wc = rd.array(j, w, "wire_casts");
+    for (size_t i = 0; i < wc.size(); ++i) {
+      const std::string cw = w + ".wire_casts[" + std::to_string(i) + "]";
+      r.wire_casts.push_back({rd.get<std::string>(wc[i], cw, "dtype"),
+                              rd.get<double>(wc[i], cw, "to_wire_s_per_element"),
+                              rd.get<double>(wc[i], cw, "from_wire_s_per_element"),
+                              rd.get<size_t>(wc[i], cw, "elements"), rd.get<int>(wc[i], cw, "repetitions")});
     }
   }
   r.peak_memory_bytes = rd.get<size_t>(j, w, "peak_memory_bytes");

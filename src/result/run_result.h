@@ -69,6 +69,18 @@ struct GradientLayer {
   double ready_s = 0;     // mean per step, from the start of (the last micro-batch's) backward
 };
 
+// What casting gradients to and from a 16-bit wire dtype cost on the profiled device: the trainer's own cast
+// (Backend::cast on the Compute stream), timed with device events over the model's whole fp32 gradient after a
+// 1-device run's timed window, median of `repetitions`. `mgbench predict` schedules the casts a multi-device run
+// would do (docs/predict.md).
+struct WireCastCost {
+  std::string dtype;                    // fp16 | bf16
+  double to_wire_s_per_element = 0;     // fp32 -> dtype, before the bucket's all-reduce
+  double from_wire_s_per_element = 0;   // dtype -> fp32, before the optimizer
+  size_t elements = 0;                  // per timed cast
+  int repetitions = 0;
+};
+
 struct AllreduceStats {
   std::string library;   // nccl | gloo | none
   std::string dtype;     // wire dtype
@@ -110,6 +122,7 @@ struct DeviceCountResult {
   StepBreakdown breakdown;  // mean per step
   AllreduceStats allreduce;
   std::vector<GradientLayer> gradient_layers;  // the profile (training runs; empty for forward/input-only)
+  std::vector<WireCastCost> wire_casts;        // the profile's cast costs (1-device training runs; else empty)
   size_t peak_memory_bytes = 0;  // max over replicas: bytes mgbench itself allocated at the high-water mark
   // What the device reports in use, max over replicas, sampled after warm-up and after the timed window (CUDA:
   // cudaMemGetInfo total - free, the whole device: CUDA context, cuDNN/cuBLAS/NCCL buffers, other processes;

@@ -118,6 +118,8 @@ DeviceCountResult merge_replicas(DeviceCountResult r, const std::vector<ReplicaT
     r.gradient_layers[l].ready_s = steps > 0 ? sum / (static_cast<double>(steps) * local.size()) : 0.0;
   }
 
+  r.wire_casts = local[0].wire_casts;
+
   // Buckets: the layout is the same on every replica; the time is the mean over replicas (none when no
   // collective ran).
   const ReplicaOutput& first = local[0];

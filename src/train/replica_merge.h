@@ -30,6 +30,7 @@ struct ReplicaOutput {
   ReplicaTotals totals;
   std::vector<TraceSpan> trace;
   std::vector<GradientLayer> layers;  // the profile: ready_s summed over timed steps
+  std::vector<WireCastCost> wire_casts;  // the profile's cast costs (1-device training runs only)
   int64_t skipped_images = 0;
   std::vector<size_t> bucket_bytes;
   std::vector<int> bucket_ready_layer;

@@ -18,6 +18,7 @@
 #include "train/replica.h"
 #include "train/replica_group.h"
 #include "train/replica_merge.h"
+#include "train/wire_cast_clock.h"
 
 namespace mg {
 
@@ -78,8 +79,11 @@ std::exception_ptr explain_out_of_memory(std::exception_ptr e, const RunConfig& 
 // One replica's steps: warm-up, then the timed window, and what it measured there.
 class TimedWindow {
  public:
-  TimedWindow(const RunConfig& cfg, Replica& rep, Backend& be, ReplicaOutput& out, bool trace, int global_rank)
-      : cfg_(cfg), rep_(rep), be_(be), out_(out), trace_(trace), global_rank_(global_rank) {}
+  // profile_casts: a 1-device training run, whose profile `mgbench predict` reads, also times the wire casts.
+  TimedWindow(const RunConfig& cfg, Replica& rep, Backend& be, ReplicaOutput& out, bool trace, int global_rank,
+              bool profile_casts)
+      : cfg_(cfg), rep_(rep), be_(be), out_(out), trace_(trace), global_rank_(global_rank),
+        profile_casts_(profile_casts) {}
 
   // Runs every step unless `failed` or a stop request ends it early; on_timed(step time) after each timed step.
   // Steps are read one behind: step s is collected after step s + 1 was launched, so the host never waits for
@@ -110,6 +114,9 @@ class TimedWindow {
     if (pending >= 0 && !failed) take(pending, rep_.collect(pending));
     if (base_) out_.totals.window_s = seconds_since(window_start);
     finish();
+    // After the window and its memory figures: the casts reuse the gradients, which nothing reads any more.
+    if (profile_casts_ && base_ && !failed && !stop_requested() && rep_.params())
+      out_.wire_casts = measure_wire_casts(be_, rep_.params()->grads(), rep_.params()->size());
   }
 
  private:
@@ -162,6 +169,7 @@ class TimedWindow {
   ReplicaOutput& out_;
   bool trace_;
   int global_rank_;
+  bool profile_casts_;
   Event* base_ = nullptr;  // recorded at the window's start: trace times are relative to it
   std::vector<double> bucket_sums_;
 };
@@ -221,7 +229,8 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
     be.attach_thread();
     ReplicaPlacement where{launch.rank * local + i, world};
     Replica rep(cfg, model, be, group.comm(i), where, batch, image);
-    TimedWindow window(cfg, rep, be, outs[i], req.trace, where.global_rank);
+    TimedWindow window(cfg, rep, be, outs[i], req.trace, where.global_rank,
+                       world == 1 && !cfg.forward_only && !cfg.input_only);
     // Freeing device memory synchronises a GPU (cudaFree), but not the CPU backend's worker streams: work queued
     // behind an aborted collective still runs there and wrote into a replica's freed buffers (heap corruption on
     // Ctrl-C in a sweep). Drain them before the replica is destroyed; on every failure path the communicators

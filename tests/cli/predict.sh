@@ -68,6 +68,37 @@ elements=$(json_get "$TMP/profile.json" "sum(l['elements'] for l in d['runs'][0]
 [[ $elements -eq 1586 ]] || fail "tiny with 10 classes has 1586 parameters, the profile says $elements"
 json_check "$TMP/bf.json" "d['runs'][0]['allreduce']['bytes_per_step'] == 1586 * 2 and d['runs'][0]['allreduce']['buckets'] == 4" \
   || fail "bf16 wire / bucket size not honoured"
+# The 16-bit wire casts: the 1-device run timed them (both dtypes, both directions; a multi-device entry does
+# not), predict schedules them from the profile, and an older profile without them is said to lack them.
+json_check "$TMP/profile.json" "[c['dtype'] for c in d['runs'][0]['wire_casts']] == ['fp16', 'bf16'] and all(c['to_wire_s_per_element'] > 0 and c['from_wire_s_per_element'] > 0 and c['elements'] == 1586 for c in d['runs'][0]['wire_casts'])" \
+  || fail "the profile has no wire_casts"
+json_check "$TMP/sweep.json" "[r['wire_casts'] == [] for r in d['runs']] == [False, True]" || fail "wire_casts on a 2-device entry"
+expect_status 0 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 1,2 --link bw=1Gbit --allreduce-dtype bf16 --json "$TMP/cast.json"
+grep -q "bf16 casts on the compute stream (profile)" "$TMP/out" || { cat "$TMP/out"; fail "cast line"; }
+[ ! -s "$TMP/err" ] || { cat "$TMP/err"; fail "a profile with wire_casts warned"; }
+python3 - "$TMP/profile.json" "$TMP/old.json" <<'PY' || fail "writing an older profile"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["runs"]:
+    del r["wire_casts"]
+json.dump(d, open(sys.argv[2], "w"))
+PY
+expect_status 0 "$MGBENCH" predict --profile "$TMP/old.json" --gpus 1,2 --link bw=1Gbit --allreduce-dtype bf16 --json "$TMP/nocast.json"
+[ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "old.json: the profile has no bf16 wire-cast cost" "$TMP/err" \
+  || { cat "$TMP/err"; fail "an older profile's missing cast cost is not said in one line"; }
+python3 - "$TMP/cast.json" "$TMP/nocast.json" "$TMP/profile.json" <<'PY' || fail "cast scheduling"
+import json, sys
+c, n, p = (json.load(open(f)) for f in sys.argv[1:])
+cast = p["runs"][0]["wire_casts"][1]
+wc, wn = c["environment"]["topology"]["prediction"]["wire_cast"], n["environment"]["topology"]["prediction"]["wire_cast"]
+assert wc["source"] == "profile" and wc["to_wire_s_per_element"] == cast["to_wire_s_per_element"], wc
+assert wn["source"] == "missing" and "older mgbench" in wn["note"], wn
+# One 25 MiB bucket over a fast link: the cast out lengthens backward, the cast back the exposed part.
+bc, bn = c["runs"][1]["breakdown"], n["runs"][1]["breakdown"]
+assert abs(bc["backward_s"] - bn["backward_s"] - 1586 * cast["to_wire_s_per_element"]) < 1e-12, (bc, bn)
+assert abs(bc["comm_exposed_s"] - bn["comm_exposed_s"] - 1586 * cast["from_wire_s_per_element"]) < 1e-12, (bc, bn)
+assert c["runs"][0]["breakdown"]["total_s"] == n["runs"][0]["breakdown"]["total_s"]  # one device casts nothing
+PY
 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 4 --link bw=1Gbit --allreduce none --json "$TMP/none.json" >/dev/null || fail "none"
 json_check "$TMP/none.json" "d['runs'][0]['allreduce']['time_s'] == 0 and d['runs'][0]['allreduce']['library'] == 'none'" || fail "--allreduce none"
 

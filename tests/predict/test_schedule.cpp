@@ -80,7 +80,7 @@ TEST_CASE("no overlap: every all-reduce starts after backward and is exposed") {
 TEST_CASE("latency-bound: 2(n-1) latency terms per bucket, serialised on one comm stream") {
   StepOptions o;
   o.bucket_mb = 1;
-  o.wire_bytes_per_element = 2;  // bf16 wire halves the bandwidth term
+  o.wire = DType::BF16;  // halves the bandwidth term (no cast cost given: free casts)
   // 4 ranks, 10 ms per step, effectively infinite bandwidth: each all-reduce takes 6 x 10 ms = 60 ms.
   const StepPrediction s = simulate_step(profile(), o, link(1e18, 0.010), 4, 4);
   // Buckets ready at 20, 60 and 100 ms: 20..80, 80..140, 140..200; backward ends at 100: 100 ms exposed.
@@ -207,6 +207,82 @@ TEST_CASE("rescale_profile keeps the shape of the step and sets its rate") {
   rescale_profile(p, 100);
   CHECK(p.step_s.empty());
   CHECK_THROWS(rescale_profile(p, 0));
+}
+
+}  // namespace mg
+
+namespace mg {
+
+namespace {
+
+// 10 ns per element to a 16-bit wire, 5 ns back: the 1-MiB buckets of profile() (262144 elements each) cost
+// 2.62144 ms out and 1.31072 ms in, the last one (256 elements) 2.56 us and 1.28 us.
+StepOptions bf16_casts(bool overlap) {
+  StepOptions o;
+  o.bucket_mb = 1;
+  o.overlap = overlap;
+  o.wire = DType::BF16;
+  o.cast_to_wire_s_per_element = 10e-9;
+  o.cast_from_wire_s_per_element = 5e-9;
+  return o;
+}
+constexpr double kOut = 262144 * 10e-9, kOutLast = 256 * 10e-9, kIn = 262144 * 5e-9, kInLast = 256 * 5e-9;
+
+}  // namespace
+
+TEST_CASE("16-bit wire, overlap: each outgoing cast delays the rest of backward, incoming casts precede the optimizer") {
+  // Bandwidth-bound and hidden: 2 ranks at 1 GB/s, a bf16 1-MiB bucket takes 0.52 ms.
+  const StepPrediction s = simulate_step(profile(), bf16_casts(true), link(1e9, 0), 2, 2);
+  const double out = 2 * kOut + kOutLast, in = 2 * kIn + kInLast;
+  CHECK(s.cast_to_wire_s == Approx(out));
+  CHECK(s.cast_from_wire_s == Approx(in));
+  CHECK(s.breakdown.backward == Approx(0.100 + out));  // the casts run on the compute stream inside backward
+  CHECK(s.breakdown.comm_exposed == Approx(in));       // the last bucket (0.5 us) finishes before the casts back
+  CHECK(s.breakdown.total == Approx(0.010 + 0.100 + out + in + 0.005));
+  CHECK(s.wire_bytes == 524544 * 2);
+}
+
+TEST_CASE("16-bit wire, overlap: a bucket's all-reduce starts after its own cast and every earlier one") {
+  // Latency-bound: 20 ms per all-reduce on 2 ranks. Buckets ready at 20, 60, 100 ms of the cast-free backward.
+  const StepPrediction s = simulate_step(profile(), bf16_casts(true), link(1e18, 0.010), 2, 2);
+  const double start0 = 0.020 + kOut;                 // after its cast
+  const double start1 = 0.060 + kOut + kOut;          // backward moved by bucket 0's cast, then its own
+  const double start2 = 0.100 + 2 * kOut + kOutLast;  // = backward's end as the trainer records it
+  REQUIRE(start1 > start0 + 0.020);                   // the comm stream is free: the casts alone set the starts
+  const double end2 = start2 + 0.020;
+  // The compute stream casts buckets 0 and 1 back while bucket 2 is on the wire, then waits for it.
+  CHECK(s.breakdown.backward == Approx(start2));
+  CHECK(s.breakdown.comm_exposed == Approx(end2 + kInLast - start2));
+  CHECK(s.breakdown.total == Approx(0.010 + end2 + kInLast + 0.005));
+}
+
+TEST_CASE("16-bit wire, no overlap: the outgoing casts follow backward, in bucket order, and are exposed") {
+  const StepPrediction s = simulate_step(profile(), bf16_casts(false), link(1e9, 0), 2, 2);
+  CHECK(s.breakdown.backward == Approx(0.100));  // backward's end is recorded before the launches
+  // Bucket 0 leaves after its cast, bucket 1 after both casts; the casts back start after the last cast out
+  // and never wait (each all-reduce is shorter than the casts around it).
+  const double out = 2 * kOut + kOutLast, in = 2 * kIn + kInLast;
+  CHECK(s.breakdown.comm_exposed == Approx(out + in));
+  CHECK(s.breakdown.total == Approx(0.115 + out + in));
+}
+
+TEST_CASE("16-bit casts: none for fp32, one device or --allreduce none, and once per step with accumulation") {
+  StepOptions fp32 = bf16_casts(true);
+  fp32.wire = DType::F32;
+  const StepPrediction a = simulate_step(profile(), fp32, link(1e9, 0), 2, 2);
+  CHECK(a.cast_to_wire_s == 0);
+  CHECK(a.breakdown.backward == Approx(0.100));
+  const StepPrediction one = simulate_step(profile(), bf16_casts(true), link(1e9, 0), 1, 1);
+  CHECK(one.cast_to_wire_s == 0);
+  CHECK(one.breakdown.total == Approx(0.115));
+  StepOptions none = bf16_casts(true);
+  none.strategy = SyncStrategy::None;
+  CHECK(simulate_step(profile(), none, link(1e9, 0), 2, 2).breakdown.total == Approx(0.115));
+  StepOptions acc = bf16_casts(true);
+  acc.accum_steps = 3;  // the gradients are exchanged (and cast) after the last micro-batch only
+  const StepPrediction k = simulate_step(profile(), acc, link(1e9, 0), 2, 2);
+  CHECK(k.breakdown.backward == Approx(3 * 0.100 + 2 * kOut + kOutLast));
+  CHECK(k.breakdown.comm_exposed == Approx(2 * kIn + kInLast));
 }
 
 }  // namespace mg

@@ -56,6 +56,20 @@ TEST_CASE("result JSON round-trips through the reader") {
   CHECK(back.config.device_counts == r.config.device_counts);
   CHECK(back.runs.at(2).replica_checksums == r.runs.at(2).replica_checksums);
 
+  // The profile's wire-cast costs round-trip; a file written before them (no key) reads as none.
+  RunResult cast = r;
+  cast.runs.at(0).wire_casts = {{"fp16", 3e-9, 2e-9, 1000, 5}, {"bf16", 2.5e-9, 1.5e-9, 1000, 5}};
+  const json cj = to_json(cast);
+  const RunResult cb = result_from_json(cj, "x.json");
+  REQUIRE(cb.runs.at(0).wire_casts.size() == 2);
+  CHECK(cb.runs.at(0).wire_casts[1].dtype == "bf16");
+  CHECK(cb.runs.at(0).wire_casts[1].to_wire_s_per_element == 2.5e-9);
+  CHECK(cb.runs.at(0).wire_casts[1].from_wire_s_per_element == 1.5e-9);
+  CHECK(to_json(cb) == cj);
+  json older = cj;
+  older["runs"][0].erase("wire_casts");
+  CHECK(result_from_json(older, "old.json").runs.at(0).wire_casts.empty());
+
   RunResult no_loss = r;
   no_loss.runs.at(0).final_loss = std::nan("");
   const json nj = to_json(no_loss);

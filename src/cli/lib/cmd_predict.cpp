@@ -73,7 +73,10 @@ class PredictCommand final : public Command {
     o.overlap = overlap_opt_->count() ? !no_overlap_ : profile.config.overlap;
     req.allreduce_dtype = profile.config.allreduce_dtype;
     if (dtype_opt_->count()) req.allreduce_dtype = kAllreduceDTypeNames.parse(dtype_, "--allreduce-dtype");
-    o.wire_bytes_per_element = dtype_size(req.allreduce_dtype.value_or(DType::F32));
+    o.wire = req.allreduce_dtype.value_or(DType::F32);
+    // Said, not silently taken as 0: an older profile cannot price the 16-bit casts.
+    if (const std::string note = apply_wire_cast_costs(o, p); !note.empty())
+      std::fprintf(stderr, "mgbench predict: %s: %s\n", profile_.c_str(), note.c_str());
     o.accum_steps = accum_opt_->count() ? accum_ : profile.config.accum_steps;
     if (o.accum_steps < 1) throw UsageError("--accum-steps must be at least 1");
     const AllreduceMode mode = profile.config.allreduce;
@@ -125,6 +128,9 @@ class PredictCommand final : public Command {
                 sync_strategy_name(o.strategy), dtype_name(req.allreduce_dtype.value_or(DType::F32)),
                 o.bucket_mb, o.overlap ? "on" : "off", o.accum_steps,
                 o.input_rate > 0 ? fmt::format(", input {:.0f} images/s per node", o.input_rate).c_str() : "");
+    if (o.wire != DType::F32 && o.cast_to_wire_s_per_element > 0)
+      std::printf("# %s casts on the compute stream (profile): %.3f ns/element to the wire, %.3f back\n",
+                  dtype_name(o.wire), 1e9 * o.cast_to_wire_s_per_element, 1e9 * o.cast_from_wire_s_per_element);
     for (const Interconnect& ic : req.interconnects) {
       std::printf("# link %s: %s\n", ic.intra.label.c_str(), ic.intra.description.c_str());
     }
