@@ -139,7 +139,7 @@ link() {  # link TAG RATE DELAY_MS CASES...: the link, its comm curves, the case
   [ "$mode" = quick ] && dtypes=(fp32) largest=4M  # quick uses 1 MiB fp32 buckets only
   for dt in "${dtypes[@]}"; do
     pair "$out/raw/${tag}_comm_${dt}.json" comm --device cpu --op allreduce -b 4K -e "$largest" -f 4 --warmup 2 \
-      --iters 8 --dtype "$dt" --comm-timeout 300
+      --iters 8 --min-time 0.5 --dtype "$dt" --comm-timeout 300
   done
   for c in "$@"; do
     IFS=: read -r m b o d <<<"$c"

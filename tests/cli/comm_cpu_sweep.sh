@@ -32,6 +32,25 @@ assert env["ranks"] == 3 and env["launcher"] == "none"
 print("json ok:", len(rows), "rows")
 PY
 
+# --min-time: a size whose --iters loop is shorter than the time gets more iterations (the same on every rank,
+# or the collectives would deadlock); one that is already long enough keeps --iters. The count is per row.
+"$MGBENCH" comm --device cpu --devices 2 -b 4K -e 4K --warmup 1 --iters 2 --min-time 0.05 --json "$tmp/mt.json" \
+  >"$tmp/mt.out" 2>&1 || { cat "$tmp/mt.out"; fail "--min-time exited non-zero"; }
+grep -q "more while a size's loop is shorter than 0.05 s" "$tmp/mt.out" || { cat "$tmp/mt.out"; fail "--min-time header"; }
+python3 -c "
+import json; j=json.load(open('$tmp/mt.json'))
+assert j['min_time_s'] == 0.05 and j['iters'] == 2
+for r in j['results']:
+    # The last loop lasted the time (as rank 0 timed it; time_us is the mean over ranks): 2 iterations of a 4 KiB
+    # exchange between threads cannot, unless a stall made them, so this fails when the count never grows.
+    assert r['wrong'] == 0 and r['iters'] * r['time_us'] * 1e-6 >= 0.05 * 0.5, r
+" || fail "--min-time rows"
+"$MGBENCH" comm --device cpu --devices 2 -b 4K -e 4K --warmup 0 --iters 3 --json "$tmp/it.json" >/dev/null 2>&1 || fail "--iters run"
+python3 -c "
+import json; j=json.load(open('$tmp/it.json'))
+assert j['min_time_s'] == 0 and all(r['iters'] == 3 for r in j['results']), j['results']
+" || fail "without --min-time a row has exactly --iters"
+
 for op in reducescatter allgather broadcast; do
   for dt in fp16 bf16; do
     "$MGBENCH" comm --device cpu --devices 2 --op "$op" --dtype "$dt" -b 1K -e 64K -f 8 --warmup 0 --iters 2 \
@@ -79,6 +98,7 @@ expect_usage "unknown" --transport carrier-pigeon
 expect_usage "does not apply to --device cpu" --transport shm
 expect_usage "fp32, fp16, bf16" --dtype int8
 expect_usage "K, M or G" -e 12Q
+expect_usage "--min-time must be" --min-time -1
 "$MGBENCH" comm --device cuda --transport local >/dev/null 2>"$tmp/bad.err"
 [ $? -eq 2 ] && grep -q "does not apply to --device cuda" "$tmp/bad.err" || { cat "$tmp/bad.err"; fail "local on cuda"; }
 echo "comm cpu sweep: ok"

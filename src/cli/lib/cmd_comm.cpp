@@ -5,6 +5,7 @@
 #include <unistd.h>
 
 #include <cerrno>
+#include <cmath>
 #include <cstring>
 
 #include <cstdio>
@@ -54,6 +55,10 @@ class CommCommand : public Command {
     sub.add_option("--device", device_, "cpu | cuda | auto (cuda when a GPU is present; gpu means cuda)");
     sub.add_option("--warmup", warmup_, "untimed iterations per size")->capture_default_str();
     sub.add_option("--iters,-n", iters_, "timed iterations per size")->capture_default_str();
+    sub.add_option("--min-time", min_time_s_,
+                   "seconds each size's timed loop lasts at least: small sizes get more than --iters iterations "
+                   "(0: exactly --iters); the count used is in the JSON rows' iters")
+        ->capture_default_str();
     sub.add_option("--dtype", dtype_, "fp32, fp16 or bf16")->capture_default_str();
     sub.add_option("--root", root_, "broadcast root rank")->capture_default_str();
     sub.add_option("--transport", transport_,
@@ -77,12 +82,14 @@ class CommCommand : public Command {
     size_sweep(bench.min_bytes, bench.max_bytes, bench.factor);
     if (warmup_ < 0) throw UsageError("--warmup must be >= 0");
     if (iters_ < 1) throw UsageError("--iters must be >= 1");
+    if (!(min_time_s_ >= 0) || !std::isfinite(min_time_s_)) throw UsageError("--min-time must be a number of seconds >= 0");
     if (strategy_ != "ring" && strategy_ != "ps") throw UsageError("--allreduce '" + strategy_ + "' is not one of: ring, ps");
     if (strategy_ == "ps" && op_ != "allreduce") throw UsageError("--allreduce ps applies to --op allreduce");
     bench.ps = strategy_ == "ps";
     if (!(timeout_s_ > 0)) throw UsageError("--comm-timeout must be positive");
     bench.warmup = warmup_;
     bench.iters = iters_;
+    bench.min_time_s = min_time_s_;
     bench.root = root_;
 
     const DeviceKind kind = device_kind_option(device_);
@@ -197,16 +204,17 @@ class CommCommand : public Command {
   // Processes launched with different options would time different things or deadlock: compare them.
   std::string fingerprint(DeviceKind kind, int local) const {
     return fmt::format("op={}\nminbytes={}\nmaxbytes={}\nstepfactor={}\nwarmup={}\niters={}\ndtype={}\nroot={}\n"
-                       "transport={}\ndevice={}\nreplicas-per-process={}\nallreduce={}",
+                       "transport={}\ndevice={}\nreplicas-per-process={}\nallreduce={}\nmin-time={}",
                        op_, min_, max_, factor_, warmup_, iters_, dtype_, root_, transport_, device_kind_name(kind),
-                       local, strategy_);
+                       local, strategy_, min_time_s_);
   }
 
   void print_table(const std::vector<CommBenchRow>& rows, const std::string& transport, DeviceKind kind, int ranks,
                    const std::string& library) const {
-    std::printf("# mgbench comm: %s, %s, %d ranks (%s, %s), transport %s, %d warm-up + %d timed iterations\n",
+    std::printf("# mgbench comm: %s, %s, %d ranks (%s, %s), transport %s, %d warm-up + %d timed iterations%s\n",
                 (op_ == "allreduce" && strategy_ == "ps" ? "allreduce as ps (reduce to rank 0 + broadcast)" : op_.c_str()), dtype_.c_str(), ranks, device_kind_name(kind), library.c_str(), transport.c_str(),
-                warmup_, iters_);
+                warmup_, iters_,
+                min_time_s_ > 0 ? fmt::format(" (more while a size's loop is shorter than {:g} s)", min_time_s_).c_str() : "");
     std::printf("#%47s %31s\n", "out-of-place", "in-place");
     std::printf("#%12s %12s %5s %9s %7s %7s %6s %9s %7s %7s %6s\n", "size", "count", "type", "time", "algbw",
                 "busbw", "#wrong", "time", "algbw", "busbw", "#wrong");
@@ -237,6 +245,7 @@ class CommCommand : public Command {
     j["dtype"] = dtype_;
     j["warmup"] = warmup_;
     j["iters"] = iters_;
+    j["min_time_s"] = min_time_s_;
     // The same capture as a training result (train/environment.h), under this file's own key names.
     const Environment e = capture_environment(own_command_line(), launch, local);
     nlohmann::json env;
@@ -268,6 +277,7 @@ class CommCommand : public Command {
                      {"count", r.count},
                      {"in_place", r.in_place},
                      {"time_us", r.time_us},
+                     {"iters", r.iters},
                      {"algbw_GBps", r.algbw_GBps},
                      {"busbw_GBps", r.busbw_GBps},
                      {"wrong", r.wrong},
@@ -289,6 +299,7 @@ class CommCommand : public Command {
   std::string device_;
   int warmup_ = 5;
   int iters_ = 20;
+  double min_time_s_ = 0;
   std::string dtype_ = "fp32";
   int root_ = 0;
   std::string transport_;

@@ -187,12 +187,15 @@ class RankBench {
     for (int i = 0; i < opt_.warmup; ++i) enqueue(send, recv, count);
     be_.synchronize(StreamKind::Comm);
     comm_.barrier();  // all ranks start the timed loop together, so no rank's time includes waiting for a peer
-    auto start = be_.create_event(), end = be_.create_event();
-    be_.record(*start, StreamKind::Comm);
-    for (int i = 0; i < opt_.iters; ++i) enqueue(send, recv, count);
-    be_.record(*end, StreamKind::Comm);
-    be_.synchronize(*end);
-    const double seconds = opt_.iters > 0 ? be_.elapsed_seconds(*start, *end) / opt_.iters : 0.0;
+    int iters = opt_.iters;
+    double seconds = timed_loop(send, recv, count, iters);
+    // Until a loop lasts min_time_s: a first loop slowed by a stall asks for too few iterations, so the count is
+    // re-derived from each loop (it only grows, up to kMaxCommIters). The earlier loops were warm-up.
+    for (int more; opt_.min_time_s > 0 && (more = iters_for_min_time(seconds, iters)) > iters;) {
+      iters = more;
+      comm_.barrier();
+      seconds = timed_loop(send, recv, count, iters);
+    }
 
     // The timed loop fed results back as inputs; check one fresh run instead.
     upload(count, in_place);
@@ -217,6 +220,7 @@ class RankBench {
     row.bytes = bytes_for_count(opt_.op, count, n_, opt_.dtype);
     row.in_place = in_place;
     row.time_us = world[0] / n_;
+    row.iters = iters;
     row.algbw_GBps = row.time_us > 0 ? row.bytes / (row.time_us * 1e3) : 0;
     row.busbw_GBps = row.algbw_GBps * bus_factor(opt_.op, n_);
     row.wrong = static_cast<int64_t>(std::llround(world[1]));
@@ -234,6 +238,30 @@ class RankBench {
     } else {
       comm_.collective(opt_.op, send, recv, count, opt_.dtype, opt_.root, StreamKind::Comm);
     }
+  }
+
+  // Mean seconds per iteration of `iters` back-to-back collectives, between two Comm-stream events.
+  double timed_loop(const void* send, void* recv, size_t count, int iters) {
+    auto start = be_.create_event(), end = be_.create_event();
+    be_.record(*start, StreamKind::Comm);
+    for (int i = 0; i < iters; ++i) enqueue(send, recv, count);
+    be_.record(*end, StreamKind::Comm);
+    be_.synchronize(*end);
+    return iters > 0 ? be_.elapsed_seconds(*start, *end) / iters : 0.0;
+  }
+
+  // The iteration count that makes the timed loop last opt_.min_time_s, from rank 0's first loop (mean seconds
+  // per iteration), so every rank runs the same number of collectives.
+  int iters_for_min_time(double seconds_per_iter, int iters) {
+    float mine = static_cast<float>(seconds_per_iter);
+    be_.copy_h2d(stats_, &mine, sizeof(mine), StreamKind::Comm);
+    comm_.collective(CollectiveOp::Broadcast, stats_, stats_, 1, DType::F32, 0, StreamKind::Comm);
+    float rank0 = 0;
+    be_.copy_d2h(&rank0, stats_, sizeof(rank0), StreamKind::Comm);
+    be_.synchronize(StreamKind::Comm);
+    if (!(rank0 > 0)) return iters;
+    const double want = std::ceil(opt_.min_time_s / static_cast<double>(rank0));
+    return static_cast<int>(std::min<double>(kMaxCommIters, std::max<double>(iters, want)));
   }
 
   // Buffer a holds the input (and the output when in place), b the output when out of place; every element

@@ -20,11 +20,19 @@ struct CommBenchOptions {
   double factor = 2;  // -f: next size = size * factor
   int warmup = 5;
   int iters = 20;
+  // Seconds each size's timed loop must last at least (0: exactly `iters`). While a loop ends sooner it is run
+  // again with the count that would have made it last min_time_s (from rank 0's time per iteration, broadcast,
+  // so every rank runs the same count; at most kMaxCommIters); the last loop is the figure, earlier ones were
+  // warm-up. Small messages, whose single iteration is a few microseconds of noise, get thousands of
+  // iterations; large ones keep `iters`.
+  double min_time_s = 0;
   DType dtype = DType::F32;
   int root = 0;           // broadcast, reduce
   bool ps = false;        // allreduce as the parameter server does it: reduce to rank 0, then broadcast
   std::string transport = "auto";  // recorded in each row
 };
+
+inline constexpr int kMaxCommIters = 1000000;
 
 // One size, one placement. bytes follows nccl-tests: the whole buffer (for reducescatter/allgather, all ranks'
 // blocks together). time_us is the mean over ranks of the per-iteration time.
@@ -35,6 +43,7 @@ struct CommBenchRow {
   size_t count = 0;  // elements per rank, as NCCL's count argument
   bool in_place = false;
   double time_us = 0;
+  int iters = 0;  // timed iterations behind time_us
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   int64_t wrong = 0;
