@@ -1,6 +1,9 @@
 #!/usr/bin/env python3
 """Table of predicted vs measured images/s for validate_netns.sh's cases (OUTDIR/cases.tsv, OUTDIR/raw/)."""
+import glob
 import json
+import os
+import re
 import statistics
 import sys
 
@@ -24,6 +27,19 @@ for line in open(f"{out}/cases.tsv"):
         row[kind + "_comm"] = p2["allreduce"]["time_s"] * 1e3
         row[kind + "_exposed"] = p2["breakdown"]["comm_exposed_s"] * 1e3
     row["delay"] = delay
+    # Compute on both sides: the profile's parts (scaled to its headline rate, as predict uses them), the two-rank
+    # run's, and the prediction's backward (which holds the outgoing wire casts with overlap).
+    pb, mb = prof["runs"][0]["breakdown"], m2["breakdown"]
+    scale = (prof["runs"][0]["global_batch"] / prof["runs"][0]["images_per_sec"]) / pb["total_s"]
+    row["prof_fwd"], row["prof_bwd"] = pb["forward_s"] * scale * 1e3, pb["backward_s"] * scale * 1e3
+    row["meas_fwd"], row["meas_bwd"] = mb["forward_s"] * 1e3, mb["backward_s"] * 1e3
+    pc = json.load(open(f"{out}/raw/{name}.pred_comm.json"))
+    row["pred_bwd"] = next(r for r in pc["runs"] if r["devices"] == 2)["breakdown"]["backward_s"] * 1e3
+    casts = prof["runs"][0].get("wire_casts", [])
+    c = next((c for c in casts if c["dtype"] == dtype), None)
+    elems = sum(g["elements"] for g in prof["runs"][0]["gradient_layers"])
+    row["cast_ms"] = (f"{c['to_wire_s_per_element'] * elems * 1e3:.1f} / {c['from_wire_s_per_element'] * elems * 1e3:.1f}"
+                      if c else ("-" if dtype == "fp32" else "not in profile"))
     rows.append(row)
 
 lines = ["| case | link | delay ms | model | bucket MiB | overlap | wire | 1-dev img/s | measured 2-rank img/s | predicted (comm curve) | error | predicted (tc spec) | error | measured comm / exposed ms | predicted comm / exposed ms | load |",
@@ -51,6 +67,31 @@ for kind, label in (("comm", "comm-curve link"), ("spec", "tc-spec link")):
         for g, sel in groups:
             if 0 < len(sel) < len(rows):
                 summary(f"{label}, {g}", sel, kind)
+lines += ["", "Compute, ms per step: the profile (scaled to its headline rate, as predict uses it) against the two-rank "
+          "run; the predicted backward includes the outgoing casts with overlap. Casts: the profile's wire_casts "
+          "over the whole gradient, out / back.", "",
+          "| case | profile fwd / bwd | measured fwd / bwd | predicted bwd | measured - profile, fwd + bwd | casts out / back |",
+          "|---|---|---|---|---|---|"]
+for r in rows:
+    extra = r["meas_fwd"] + r["meas_bwd"] - r["prof_fwd"] - r["prof_bwd"]
+    lines.append(f"| {r['name']} | {r['prof_fwd']:.1f} / {r['prof_bwd']:.1f} | {r['meas_fwd']:.1f} / {r['meas_bwd']:.1f} | "
+                 f"{r['pred_bwd']:.1f} | {extra:+.1f} | {r['cast_ms']} |")
+# What each link really did (raw/<link>_linkcheck.txt, raw/<link>_wire.txt), when the run has a delay line.
+links = []
+for check in sorted(glob.glob(f"{out}/raw/*_linkcheck.txt"), key=lambda f: (int(re.search(r"r(\d+)d", f).group(1)), f)):
+    tag = os.path.basename(check)[: -len("_linkcheck.txt")]
+    m = re.search(r"rtt median ([\d.]+) ms \(p10 ([\d.]+), p90 ([\d.]+).*at ([\d.]+) Mbit/s", open(check).read())
+    wire = open(f"{out}/raw/{tag}_wire.txt").read() if os.path.exists(f"{out}/raw/{tag}_wire.txt") else ""
+    dirs = re.findall(r"delay ([\d.]+) ms.*?(\d+) dropped.*?lateness mean ([\d.]+) us max ([\d.]+) us", wire)
+    cpu = re.search(r"cpu: ([\d.]+) s user, ([\d.]+) s system", wire)
+    if not (m and dirs and cpu):
+        continue
+    links.append(f"| {tag} | {m.group(1)} ms ({m.group(2)}–{m.group(3)}) | {m.group(4)} Mbit/s | "
+                 f"{sum(int(d[1]) for d in dirs)} | {statistics.mean(float(d[2]) for d in dirs):.0f} µs / "
+                 f"{max(float(d[3]) for d in dirs) / 1e3:.1f} ms | {float(cpu.group(1)) + float(cpu.group(2)):.1f} s |")
+if links:
+    lines += ["", "| link | TCP round trip, median (p10–p90) | bulk TCP | frames dropped | delivery after due time, mean / max "
+              "| delay-line CPU (user + system) |", "|---|---|---|---|---|---|"] + links
 text = "\n".join(lines) + "\n"
 open(f"{out}/table.md", "w").write(text)
 print(text)
