@@ -78,7 +78,12 @@ for r in rows:
                  f"{r['pred_bwd']:.1f} | {extra:+.1f} | {r['cast_ms']} |")
 # What each link really did (raw/<link>_linkcheck.txt, raw/<link>_wire.txt), when the run has a delay line.
 links = []
-for check in sorted(glob.glob(f"{out}/raw/*_linkcheck.txt"), key=lambda f: (int(re.search(r"r(\d+)d", f).group(1)), f)):
+def rate_of(path):  # r100d0, q100d2, ...: the rate in Mbit/s, for the table's order
+    m = re.match(r"[a-z]+(\d+)d", os.path.basename(path))
+    return int(m.group(1)) if m else 0
+
+
+for check in sorted(glob.glob(f"{out}/raw/*_linkcheck.txt"), key=lambda f: (rate_of(f), f)):
     tag = os.path.basename(check)[: -len("_linkcheck.txt")]
     m = re.search(r"rtt median ([\d.]+) ms \(p10 ([\d.]+), p90 ([\d.]+).*at ([\d.]+) Mbit/s", open(check).read())
     wire = open(f"{out}/raw/{tag}_wire.txt").read() if os.path.exists(f"{out}/raw/{tag}_wire.txt") else ""
