@@ -37,6 +37,10 @@ struct LayerOptions {
   // first layer reads the images), so backward() then always gets din[i].data == nullptr.
   bool backward = true;
   bool input_grad = true;
+  // A ReLU folded into this layer (BatchNorm or Add; only where Backend::fuses_relu says so): out is
+  // max(result, 0) and dout the gradient with respect to that, so the network keeps no separate ReLU pass,
+  // output or gradient. The model graph decides this (train/relu_fusion.h).
+  bool relu = false;
 };
 
 // One layer's forward/backward on a backend, created once at start-up (algorithm choice, oneDNN primitive
@@ -108,6 +112,9 @@ class Backend {
   virtual void* native_stream(StreamKind s) = 0;
 
   // ---- layers
+  // Whether create_layer takes LayerOptions::relu for this kind (the same maths as the layer followed by a ReLU,
+  // in one op).
+  virtual bool fuses_relu(LayerKind k) const = 0;
   virtual std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                                 const LayerOptions& opt) = 0;
 

@@ -69,11 +69,16 @@ LayerRows<B> join_families(std::initializer_list<LayerRows<B> (*)()> families) {
   return t;
 }
 
-// Creates desc's layer from the table, after check_layer_inputs (wrong input count, kinds no backend computes).
+// Creates desc's layer from the table, after check_layer_inputs (wrong input count, kinds no backend computes)
+// and the check that a fused ReLU is one the backend offers.
 template <typename B>
 std::unique_ptr<LayerOp> create_layer_from(const LayerRows<B>& table, B& be, const LayerDesc& desc,
                                            const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
   check_layer_inputs(desc, in_shapes.size());
+  if (opt.relu && !be.fuses_relu(desc.kind)) {
+    throw UsageError("layer " + desc.name + ": " + device_kind_name(be.kind()) + " has no " +
+                     layer_kind_name(desc.kind) + " with a fused ReLU");
+  }
   for (const LayerRow<B>& r : table)
     if (r.kind == desc.kind) return r.make(be, desc, in_shapes, opt);
   throw UsageError("layer " + desc.name + ": no " + device_kind_name(be.kind()) + " implementation of " +

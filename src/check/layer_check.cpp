@@ -61,6 +61,7 @@ LayerRun run_layer(Backend& be, const LayerCase& c, Precision p, const Inputs& i
   LayerOptions opt;
   opt.precision = p;
   opt.seed = kSeed;
+  opt.relu = c.relu;
   auto op = be.create_layer(c.desc, c.shapes, opt);
   const Shape out_shape = op->output_shape();
   const auto ps = op->params();
@@ -130,6 +131,30 @@ LayerCase make_case(const std::string& name, LayerDesc d, std::vector<Shape> sha
   return LayerCase{name, d, std::move(shapes), distinct};
 }
 
+LayerCase with_relu(LayerCase c) {
+  c.name += "_relu";
+  c.desc.name = c.name;
+  c.relu = true;
+  return c;
+}
+
+// The naive reference of a layer with a ReLU after it: the layer's forward clamped, and its backward on dout
+// masked where that forward is not positive.
+ReferenceRun reference_with_relu(const LayerCase& c, const Inputs& in) {
+  ReferenceRun r = reference_layer(c.desc, c.shapes, in.x, in.params, in.dout, kSeed);
+  Vec masked(in.dout);
+  for (size_t i = 0; i < masked.size(); ++i) {
+    if (!(r.out[i] > 0.f)) masked[i] = 0.f;
+  }
+  const ReferenceRun b = reference_layer(c.desc, c.shapes, in.x, in.params, masked, kSeed);
+  r.din = b.din;
+  r.dparams = b.dparams;
+  for (Vec* v : {&r.out, &r.out_inference}) {
+    for (float& y : *v) y = y > 0.f ? y : 0.f;
+  }
+  return r;
+}
+
 }  // namespace
 
 std::vector<LayerCase> all_layer_cases() {
@@ -155,6 +180,8 @@ std::vector<LayerCase> all_layer_cases() {
       make_case("linear", fc, {Shape{4, 40}}),
       make_case("linear_nobias", fc_nobias, {Shape{3, 17}}),
       make_case("add", simple(LayerKind::Add), {Shape{2, 8, 5, 5}, Shape{2, 8, 5, 5}}),
+      with_relu(make_case("batchnorm", simple(LayerKind::BatchNorm), {Shape{4, 16, 4, 4}})),
+      with_relu(make_case("add", simple(LayerKind::Add), {Shape{2, 8, 5, 5}, Shape{2, 8, 5, 5}})),
       make_case("concat", simple(LayerKind::Concat), {Shape{2, 4, 3, 3}, Shape{2, 8, 3, 3}, Shape{2, 3, 3, 3}}),
       make_case("dropout", drop, {Shape{2, 8, 6, 6}}),
   };
@@ -165,7 +192,7 @@ std::vector<LayerCase> layer_cases_for(const ModelDesc& m) {
   for (const LayerDesc& l : m.layers) used.insert(l.kind);
   std::vector<LayerCase> out;
   for (LayerCase& c : all_layer_cases())
-    if (used.count(c.desc.kind)) out.push_back(std::move(c));
+    if (used.count(c.desc.kind) && (!c.relu || used.count(LayerKind::Relu))) out.push_back(std::move(c));
   return out;
 }
 
@@ -194,7 +221,7 @@ double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
 CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Precision p) {
   CheckRow row;
   row.group = "layer";
-  row.name = c.name + " (" + layer_kind_name(c.desc.kind) + ")";
+  row.name = c.name + " (" + layer_kind_name(c.desc.kind) + (c.relu ? "+ReLU" : "") + ")";
   row.precision = precision_name(p);
   row.metric = "rel_err";
   row.tolerance = tolerance(p);
@@ -218,7 +245,8 @@ CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Preci
     if (reference) {
       want = run_layer(*reference, c, Precision::FP32, in);
     } else {
-      ReferenceRun r = reference_layer(c.desc, c.shapes, in.x, in.params, in.dout, kSeed);
+      ReferenceRun r =
+          c.relu ? reference_with_relu(c, in) : reference_layer(c.desc, c.shapes, in.x, in.params, in.dout, kSeed);
       want.out = r.out;
       want.out_inference = r.out_inference;
       want.din = r.din;

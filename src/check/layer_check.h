@@ -20,6 +20,9 @@ struct LayerCase {
   // Inputs are distinct integers (at most 512 elements: exact in bf16), so max pooling has no ties and both
   // sides pick the same element.
   bool distinct = false;
+  // Built with LayerOptions::relu (a BatchNorm or Add with the ReLU the network folds into it), checked against
+  // the reference layer followed by a ReLU. Only on backends whose fuses_relu offers it.
+  bool relu = false;
 };
 
 // The cases of every layer kind a shipped model uses; those of the kinds `m` uses.

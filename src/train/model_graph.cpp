@@ -4,18 +4,27 @@
 
 #include "core/error.h"
 #include "train/memory_plan.h"
+#include "train/relu_fusion.h"
 
 namespace mg {
 
 ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
-                       uint64_t seed, bool training, bool reuse_buffers)
+                       uint64_t seed, bool training, bool reuse_buffers, bool fuse_relu)
     : be_(be), model_(model), act_(activation_dtype(precision)), training_(training) {
   const std::vector<Shape> shapes = infer_shapes(model, batch, image_size);
   const int n = static_cast<int>(model.layers.size());
   ops_.resize(n);
   out_.resize(n);
   grad_.resize(n);
+  // fused[i] = j: ReLU i is computed by layer j, so it has no op, its output is j's and j's output gradient is
+  // its own (relu_of[j] = i).
+  const std::vector<int> fused = fuse_relu ? relu_fusion(model, be) : std::vector<int>(n, -1);
+  std::vector<int> relu_of(n, -1);
   for (int i = 1; i < n; ++i) {
+    if (fused[i] >= 0) relu_of[fused[i]] = i;
+  }
+  for (int i = 1; i < n; ++i) {
+    if (fused[i] >= 0) continue;
     const LayerDesc& l = model.layers[i];
     std::vector<Shape> in;
     for (int j : l.inputs) in.push_back(shapes[j]);
@@ -24,6 +33,7 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
     opt.seed = seed * 1000003ull + i;
     opt.backward = training;
     opt.input_grad = std::any_of(l.inputs.begin(), l.inputs.end(), [](int j) { return j != 0; });
+    opt.relu = relu_of[i] >= 0;
     ops_[i] = be.create_layer(l, in, opt);
     MG_ENSURE(ops_[i]->output_shape() == shapes[i],
               "layer " + l.name + " output " + ops_[i]->output_shape().str() + " != " + shapes[i].str());
@@ -38,14 +48,15 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
   // In-place ReLU: a ReLU that is the only reader of a Conv, BatchNorm or Add output overwrites it (those
   // layers' backward never reads their output, and ReLU's backward reads only its own: backend.h), so the
   // pair keeps one activation. inplace_of[i] = j: layer i's output is layer j's buffer.
-  std::vector<int> readers(n, 0), inplace_of(n, -1);
+  // A fused ReLU is its producer's output, with or without buffer reuse.
+  std::vector<int> readers(n, 0), inplace_of(fused);
   for (int i = 1; i < n; ++i) {
     for (int j : model.layers[i].inputs) ++readers[j];
   }
   if (reuse_buffers) {
     for (int i = 1; i < n; ++i) {
       const LayerDesc& l = model.layers[i];
-      if (l.kind != LayerKind::Relu || l.inputs.size() != 1) continue;
+      if (inplace_of[i] >= 0 || l.kind != LayerKind::Relu || l.inputs.size() != 1) continue;
       const int j = l.inputs[0];
       const LayerKind k = model.layers[j].kind;
       if (j == 0 || readers[j] != 1 || !(k == LayerKind::Conv || k == LayerKind::BatchNorm || k == LayerKind::Add)) {
@@ -98,8 +109,10 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
         }
       }
     }
+    // A fused pair's one gradient lives from the ReLU's first consumer to the producer's step.
     for (int j = 1; j < n; ++j) {
-      const int last = n - j;
+      if (relu_of[j] >= 0) continue;
+      const int last = n - (fused[j] >= 0 ? fused[j] : j);
       place(&grad_[j], shapes[j], bytes(j), std::min(born[j] < 0 ? last : born[j], last), last);
     }
     for (int i = 1; i < n; ++i) {
@@ -128,6 +141,9 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
     if (inplace_of[i] >= 0) out_[i] = Tensor{out_[inplace_of[i]].data, shapes[i], act_};
   }
   if (training) {
+    for (int j = 1; j < n; ++j) {
+      if (relu_of[j] >= 0) grad_[j] = grad_[relu_of[j]];
+    }
     for (int i = n - 1; i >= 1; --i) {
       const auto& ins = model.layers[i].inputs;
       din_[i].resize(ins.size());
@@ -154,12 +170,15 @@ ModelGraph::~ModelGraph() = default;
 
 std::vector<std::vector<ParamShape>> ModelGraph::param_shapes() const {
   std::vector<std::vector<ParamShape>> v(ops_.size());
-  for (size_t i = 1; i < ops_.size(); ++i) v[i] = ops_[i]->params();
+  for (size_t i = 1; i < ops_.size(); ++i) {
+    if (ops_[i]) v[i] = ops_[i]->params();
+  }
   return v;
 }
 
 void ModelGraph::bind(const ParamStore& store) {
   for (size_t i = 1; i < ops_.size(); ++i) {
+    if (!ops_[i]) continue;
     ops_[i]->bind(store.layer_params(static_cast<int>(i)), store.layer_grads(static_cast<int>(i)));
   }
 }
@@ -168,6 +187,7 @@ void ModelGraph::forward(const Tensor& images, bool training) {
   MG_ENSURE(images.shape == out_[0].shape, "input batch " + images.shape.str() + " != " + out_[0].shape.str());
   be_.cast(out_[0], images);  // fp32 -> activation dtype (a copy at fp32)
   for (size_t i = 1; i < ops_.size(); ++i) {
+    if (!ops_[i]) continue;  // a ReLU fused into its producer
     std::vector<Tensor> in;
     for (int j : model_.layers[i].inputs) in.push_back(out_[j]);
     ops_[i]->forward(in, out_[i], training);
@@ -181,9 +201,11 @@ void ModelGraph::loss(const Tensor& labels, float loss_scale) {
 void ModelGraph::backward(bool accumulate_param_grads, const std::function<void(int)>& after_layer) {
   MG_ENSURE(training_, "backward on a model graph built for inference");
   for (size_t i = ops_.size() - 1; i >= 1; --i) {
-    std::vector<Tensor> in;
-    for (int j : model_.layers[i].inputs) in.push_back(out_[j]);
-    ops_[i]->backward(in, out_[i], grad_[i], din_[i], accumulate_param_grads);
+    if (ops_[i]) {
+      std::vector<Tensor> in;
+      for (int j : model_.layers[i].inputs) in.push_back(out_[j]);
+      ops_[i]->backward(in, out_[i], grad_[i], din_[i], accumulate_param_grads);
+    }
     for (const auto& [j, t] : add_[i]) be_.add_inplace(grad_[j], t);
     if (after_layer) after_layer(static_cast<int>(i));
   }

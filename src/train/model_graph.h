@@ -6,6 +6,8 @@
 // whenever those lifetimes do not overlap. Training keeps every activation for the backward pass; inference
 // (training=false) shares the activations themselves the same way, keeping only the logits to the end. A ReLU
 // that alone reads a Conv, BatchNorm or Add output runs in place on it (backend.h states the rules that allow it).
+// A ReLU that relu_fusion.h folds into its BatchNorm or Add has no op of its own: the pair shares one output
+// and one gradient buffer.
 #pragma once
 #include <functional>
 #include <memory>
@@ -21,9 +23,10 @@ namespace mg {
 class ModelGraph {
  public:
   // training=false allocates no gradient buffers (--forward-only). reuse_buffers=false gives every tensor its
-  // own buffer: the reference the memory plan is tested against.
+  // own buffer: the reference the memory plan is tested against. fuse_relu=false keeps every ReLU a layer of
+  // its own: the reference the fusion is tested against.
   ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
-             uint64_t seed, bool training, bool reuse_buffers = true);
+             uint64_t seed, bool training, bool reuse_buffers = true, bool fuse_relu = true);
   ~ModelGraph();
 
   // Parameter shapes per layer, from the ops (for ParamStore).
@@ -50,7 +53,7 @@ class ModelGraph {
   Backend& be_;
   const ModelDesc& model_;
   DType act_;
-  std::vector<std::unique_ptr<LayerOp>> ops_;  // ops_[0] is null (input)
+  std::vector<std::unique_ptr<LayerOp>> ops_;  // ops_[0] and fused ReLUs' are null
   std::vector<Tensor> out_, grad_;             // per layer output and d(loss)/d(output)
   std::vector<DeviceBuffer> buffers_;
   // din_[i][k]: where layer i's backward writes the gradient of its input k: the producer's grad_ for the

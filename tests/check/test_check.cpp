@@ -11,6 +11,7 @@
 #include "check/reference_layers.h"
 #include "check/system_check.h"
 #include "core/error.h"
+#include "models/registry.h"
 #include "support/delegating_backend.h"
 
 using namespace mg;
@@ -58,6 +59,43 @@ class OffBackend final : public test::DelegatingBackend {
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& d, const std::vector<Shape>& in,
                                         const LayerOptions& o) override {
     return std::make_unique<OffLayer>(b_.create_layer(d, in, o), b_);
+  }
+};
+
+// A fused BatchNorm/Add+ReLU whose forward is right but whose backward forgets the ReLU mask (the unfused
+// layer's backward on the unmasked dout): the mistake a fused kernel is most likely to make.
+class MasklessLayer final : public LayerOp {
+ public:
+  MasklessLayer(std::unique_ptr<LayerOp> fused, std::unique_ptr<LayerOp> plain)
+      : fused_(std::move(fused)), plain_(std::move(plain)) {}
+  Shape output_shape() const override { return fused_->output_shape(); }
+  std::vector<ParamShape> params() const override { return fused_->params(); }
+  void bind(const std::vector<float*>& p, const std::vector<float*>& g) override {
+    fused_->bind(p, g);
+    plain_->bind(p, g);
+  }
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
+    plain_->forward(in, out, training);  // so its backward has the batch statistics
+    fused_->forward(in, out, training);
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout, const std::vector<Tensor>& din,
+                bool acc) override {
+    plain_->backward(in, out, dout, din, acc);
+  }
+
+ private:
+  std::unique_ptr<LayerOp> fused_, plain_;
+};
+
+class MasklessBackend final : public test::DelegatingBackend {
+ public:
+  using DelegatingBackend::DelegatingBackend;
+  std::unique_ptr<LayerOp> create_layer(const LayerDesc& d, const std::vector<Shape>& in,
+                                        const LayerOptions& o) override {
+    if (!o.relu) return b_.create_layer(d, in, o);
+    LayerOptions plain = o;
+    plain.relu = false;
+    return std::make_unique<MasklessLayer>(b_.create_layer(d, in, o), b_.create_layer(d, in, plain));
   }
 };
 
@@ -174,4 +212,29 @@ TEST_CASE("check: the model check covers the model's layer kinds and a falling t
   const std::string table = format_check_table(rep);
   CHECK(table.find("tolerance") != std::string::npos);
   CHECK(table.find("checks passed") != std::string::npos);
+}
+
+TEST_CASE("check: the fused batch-norm and add ReLUs are checked, and a backward without the mask fails",
+          "[check][layers][fusion]") {
+  auto real = cpu();
+  MasklessBackend maskless(*real);
+  int fused = 0;
+  for (const LayerCase& c : all_layer_cases()) {
+    if (!c.relu) continue;
+    ++fused;
+    INFO(c.name);
+    const CheckRow ok = check_layer(*real, nullptr, c, Precision::FP32);
+    INFO(ok.detail);
+    CHECK(ok.passed);
+    CHECK(ok.name.find("+ReLU") != std::string::npos);
+    const CheckRow bad = check_layer(maskless, nullptr, c, Precision::FP32);
+    INFO(bad.detail);
+    CHECK_FALSE(bad.passed);
+    CHECK(bad.detail.find("gradient") != std::string::npos);
+  }
+  CHECK(fused == 2);  // batch norm and add
+  // The model check of a network with both fusions covers them.
+  int covered = 0;
+  for (const LayerCase& c : layer_cases_for(build_model("resnet18", 10))) covered += c.relu;
+  CHECK(covered == 2);
 }

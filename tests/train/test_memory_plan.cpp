@@ -3,6 +3,7 @@
 // buffer per tensor computes, in less memory.
 #include <catch2/catch.hpp>
 
+#include <cmath>
 #include <cstring>
 
 #include "models/registry.h"
@@ -39,16 +40,16 @@ namespace {
 
 struct Pass {
   std::vector<float> logits, grads;
-  size_t buffer_bytes = 0;
+  size_t buffer_bytes = 0, peak_bytes = 0;
 };
 
 // One forward (and, when training, backward) pass of model m on fixed data.
-Pass run(const std::string& model, bool training, bool reuse) {
+Pass run(const std::string& model, bool training, bool reuse, bool fuse = true) {
   constexpr int64_t batch = 2, image = 32;
   mg::test::CpuWorld w = mg::test::make_replica_world(1);
   Backend& be = *w.backends[0];
   const ModelDesc m = build_model(model, 10);
-  ModelGraph net(be, m, batch, image, Precision::FP32, 7, training, reuse);
+  ModelGraph net(be, m, batch, image, Precision::FP32, 7, training, reuse, fuse);
   ParamStore store(be, net.param_shapes());
   store.initialize(42);
   net.bind(store);
@@ -72,20 +73,35 @@ Pass run(const std::string& model, bool training, bool reuse) {
   be.synchronize(StreamKind::Compute);
   if (training) p.grads = store.download_grads();
   p.buffer_bytes = net.buffer_bytes();
+  p.peak_bytes = be.peak_memory_bytes();
   return p;
+}
+
+// ||a - b|| / ||b||.
+double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+    den += static_cast<double>(b[i]) * b[i];
+  }
+  return std::sqrt(num / den);
 }
 
 }  // namespace
 
 TEST_CASE("shared gradient and temporary buffers give bitwise the gradients of a buffer per tensor") {
   // resnet18: residual adds (a gradient summed from two consumers); tiny: a plain chain.
+  // With and without fused ReLUs (which share their producer's buffers either way).
   for (const char* model : {"resnet18", "tiny"}) {
-    INFO(model);
-    const Pass own = run(model, true, false), shared = run(model, true, true);
-    REQUIRE(own.grads.size() == shared.grads.size());
-    CHECK(std::memcmp(own.grads.data(), shared.grads.data(), own.grads.size() * sizeof(float)) == 0);
-    CHECK(std::memcmp(own.logits.data(), shared.logits.data(), own.logits.size() * sizeof(float)) == 0);
-    CHECK(shared.buffer_bytes < own.buffer_bytes * 3 / 4);
+    for (bool fuse : {false, true}) {
+      INFO(model << (fuse ? " fused" : " unfused"));
+      const Pass own = run(model, true, false, fuse), shared = run(model, true, true, fuse);
+      REQUIRE(own.grads.size() == shared.grads.size());
+      CHECK(std::memcmp(own.grads.data(), shared.grads.data(), own.grads.size() * sizeof(float)) == 0);
+      CHECK(std::memcmp(own.logits.data(), shared.logits.data(), own.logits.size() * sizeof(float)) == 0);
+      CHECK(shared.buffer_bytes < own.buffer_bytes * (fuse ? 9 : 3) / (fuse ? 10 : 4));
+    }
   }
 }
 
@@ -93,4 +109,36 @@ TEST_CASE("inference shares activation buffers and gives bitwise the same logits
   const Pass own = run("resnet18", false, false), shared = run("resnet18", false, true);
   CHECK(std::memcmp(own.logits.data(), shared.logits.data(), own.logits.size() * sizeof(float)) == 0);
   CHECK(shared.buffer_bytes < own.buffer_bytes / 4);
+}
+
+TEST_CASE("ReLUs fused into batch norms and residual adds give the separate layers' results in no more memory",
+          "[train][fusion]") {
+  // resnet18 folds 9 batch-norm and 8 add ReLUs; tiny its two batch-norm ones. The fused backward masks the
+  // gradient inside the batch norm (a oneDNN workspace) or the add, so a wrong mask shows in every gradient
+  // upstream of it.
+  for (const char* model : {"resnet18", "tiny"}) {
+    INFO(model);
+    const Pass plain = run(model, true, true, /*fuse=*/false), fused = run(model, true, true, /*fuse=*/true);
+    REQUIRE(plain.grads.size() == fused.grads.size());
+    CHECK(rel_err(fused.logits, plain.logits) < 1e-5);
+    CHECK(rel_err(fused.grads, plain.grads) < 1e-5);
+    CHECK(fused.buffer_bytes <= plain.buffer_bytes);
+    // What the fusion may add: oneDNN's ReLU mask of each fused batch norm, one bit per element (rounded up
+    // per layer to a cache line), kept from forward to backward.
+    const ModelDesc m = build_model(model, 10);
+    const std::vector<Shape> shapes = infer_shapes(m, 2, 32);
+    size_t masks = 0;
+    for (size_t i = 0; i < m.layers.size(); ++i) {
+      if (m.layers[i].kind == LayerKind::BatchNorm && i + 1 < m.layers.size() &&
+          m.layers[i + 1].kind == LayerKind::Relu) {
+        masks += (static_cast<size_t>(shapes[i].numel()) / 8 + 64) / 64 * 64;
+      }
+    }
+    CHECK(masks > 0);
+    CHECK(fused.peak_bytes <= plain.peak_bytes + masks);
+  }
+  // Inference: the fused forward alone, with the buffer reuse of inference.
+  const Pass plain = run("resnet18", false, true, false), fused = run("resnet18", false, true, true);
+  CHECK(rel_err(fused.logits, plain.logits) < 1e-5);
+  CHECK(fused.buffer_bytes <= plain.buffer_bytes);
 }

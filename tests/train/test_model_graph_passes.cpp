@@ -2,12 +2,14 @@
 // backward algorithm under --forward-only, and no backward-data algorithm for the layer reading the images).
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <map>
 #include <string>
 
 #include "models/registry.h"
 #include "support/delegating_backend.h"
 #include "train/model_graph.h"
+#include "train/relu_fusion.h"
 
 using namespace mg;
 
@@ -44,10 +46,77 @@ TEST_CASE("network: layers learn which passes run for the first layer and under 
   {
     RecordingBackend be(*cpu);
     ModelGraph net(be, m, 2, m.default_image_size, Precision::FP32, 1, /*training=*/false);
-    REQUIRE(be.seen.size() == m.layers.size() - 1);
+    // Every layer but the input and the ReLUs folded into their batch norms.
+    const std::vector<int> fused = relu_fusion(m, be);
+    REQUIRE(be.seen.size() == m.layers.size() - 1 - std::count_if(fused.begin(), fused.end(), [](int j) {
+              return j >= 0;
+            }));
     for (const auto& kv : be.seen) {
       INFO(kv.first);
       CHECK_FALSE(kv.second.backward);
     }
   }
+}
+
+namespace {
+
+class NoFusion final : public test::DelegatingBackend {
+ public:
+  using DelegatingBackend::DelegatingBackend;
+  bool fuses_relu(LayerKind) const override { return false; }
+};
+
+}  // namespace
+
+TEST_CASE("network: a ReLU is folded into the batch norm or add it alone reads, where the backend offers it",
+          "[train][passes][fusion]") {
+  BackendOptions opt;
+  opt.threads = 1;
+  auto cpu = make_backend(DeviceKind::Cpu, 0, opt);
+  const ModelDesc m = build_model("resnet18", 10);
+  const std::vector<int> fused = relu_fusion(m, *cpu);
+  REQUIRE(fused.size() == m.layers.size());
+  std::vector<int> readers(m.layers.size(), 0);
+  for (const LayerDesc& l : m.layers)
+    for (int j : l.inputs) ++readers[j];
+  int bn = 0, add = 0;
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    const LayerDesc& l = m.layers[i];
+    INFO(l.name);
+    if (l.kind != LayerKind::Relu) {
+      CHECK(fused[i] == -1);
+      continue;
+    }
+    const int j = l.inputs[0];
+    const LayerKind k = m.layers[j].kind;
+    const bool foldable = readers[j] == 1 && (k == LayerKind::BatchNorm || k == LayerKind::Add);
+    CHECK(fused[i] == (foldable ? j : -1));
+    bn += fused[i] >= 0 && k == LayerKind::BatchNorm;
+    add += fused[i] >= 0 && k == LayerKind::Add;
+  }
+  // resnet18: the stem, two in each of 8 basic blocks (bn1 and the add), and nothing else.
+  CHECK(bn == 9);
+  CHECK(add == 8);
+
+  NoFusion none(*cpu);
+  for (int j : relu_fusion(m, none)) CHECK(j == -1);
+  // The graph asks the backend for exactly the fused layers it decided on, and no ReLU op for them.
+  RecordingBackend rec(*cpu);
+  ModelGraph net(rec, m, 2, 32, Precision::FP32, 1, /*training=*/true);
+  for (size_t i = 1; i < m.layers.size(); ++i) {
+    const LayerDesc& l = m.layers[i];
+    INFO(l.name);
+    if (fused[i] >= 0) {
+      CHECK(rec.seen.count(l.name) == 0);
+    } else {
+      REQUIRE(rec.seen.count(l.name) == 1);
+      const bool has_relu = std::find(fused.begin(), fused.end(), static_cast<int>(i)) != fused.end();
+      CHECK(rec.seen[l.name].relu == has_relu);
+    }
+  }
+  // A backend without the fusion is never asked for it.
+  RecordingBackend rec_none(none);
+  ModelGraph plain(rec_none, m, 2, 32, Precision::FP32, 1, /*training=*/true);
+  CHECK(rec_none.seen.size() == m.layers.size() - 1);
+  for (const auto& kv : rec_none.seen) CHECK_FALSE(kv.second.relu);
 }

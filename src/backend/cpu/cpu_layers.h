@@ -85,7 +85,7 @@ namespace mg::cpu {
 
 // A layer with an fp32 master weight in canonical layout (conv OHWI, linear {out,in}) that its primitives want
 // in their own formats: forward reorders (and casts, for bf16) the master into the forward format once per
-// call and keeps it for backward-data when that primitive wants the same format; weight gradients come out in
+// call and keeps it for backward-data when that primitive wants the same format (else it is staged only); weight gradients come out in
 // the backward-weights format (fp32) and are reordered back to canonical, overwriting or adding.
 class WeightedLayer : public CpuLayer {
  public:
@@ -143,6 +143,7 @@ class WeightedLayer : public CpuLayer {
   size_t dw_offset_ = 0;  // of the weight gradient in the staging area (after the backward-data weights)
   dnnl::reorder to_fwd_, to_bwd_, from_diff_, from_diff_acc_;
   bool fwd_is_master_ = false, bwd_same_as_fwd_ = false, diff_is_canonical_ = false;
+  bool fwd_staged_ = false;  // the forward copy lives in the staging area, only inside forward()
   bool grad_direct_ = false;  // the last weight_grad_target() wrote straight into the gradient
 };
 

@@ -53,16 +53,36 @@ class ReluLayer final : public CpuLayer {
   dnnl::memory a_, b_, c_;
 };
 
-// out = in0 + in1; both inputs receive dout unchanged.
+// out = in0 + in1; both inputs receive dout unchanged. With LayerOptions::relu, out = max(in0 + in1, 0) by a
+// ReLU post-op of the add, and backward masks dout by out > 0 once (an eltwise backward into the first input's
+// gradient) and copies that to the second.
 class AddLayer final : public CpuLayer {
  public:
   AddLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CpuLayer(be, d, in, opt) {
     const memory::desc md = act_desc(out_shape_, dt_);
-    MG_CHECK_DNNL(pd_ = dnnl::binary::primitive_desc(dnnl::binary::desc(dnnl::algorithm::binary_add, md, md, md),
-                                                     attr(), be.engine()));
+    dnnl::primitive_attr a = attr();
+    if (opt.relu) {
+      dnnl::post_ops po;
+      MG_CHECK_DNNL(po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f));
+      MG_CHECK_DNNL(a.set_post_ops(po));
+    }
+    MG_CHECK_DNNL(pd_ = dnnl::binary::primitive_desc(dnnl::binary::desc(dnnl::algorithm::binary_add, md, md, md), a,
+                                                     be.engine()));
     MG_CHECK_DNNL(add_ = dnnl::binary(pd_));
     need_scratch(pd_.scratchpad_desc());
+    if (opt.relu && opt.backward) {
+      const auto relu = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
+      dnnl::eltwise_forward::primitive_desc hint;
+      MG_CHECK_DNNL(hint = dnnl::eltwise_forward::primitive_desc(
+                        dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, relu, md, 0.f, 0.f), attr(),
+                        be.engine()));
+      dnnl::eltwise_backward::primitive_desc bpd;
+      MG_CHECK_DNNL(bpd = dnnl::eltwise_backward::primitive_desc(dnnl::eltwise_backward::desc(relu, md, md, 0.f, 0.f),
+                                                                 attr(), be.engine(), hint));
+      MG_CHECK_DNNL(relu_bwd_ = dnnl::eltwise_backward(bpd));
+      need_scratch(bpd.scratchpad_desc());
+    }
     allocate_scratch();
     a_ = mem(md);
     b_ = mem(md);
@@ -78,14 +98,25 @@ class AddLayer final : public CpuLayer {
   void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                 const std::vector<Tensor>& din, bool) override {
     check_io(in, out);
+    const void* grad = dout.data;
+    if (opt_.relu) {
+      const Tensor& first = din[0].data ? din[0] : din[1];
+      if (!first.data) return;
+      MG_ENSURE(relu_bwd_, where() + "backward on a layer built for inference");
+      set(a_, out.data);
+      set(b_, dout.data);
+      set(c_, first.data);
+      run(relu_bwd_, {{DNNL_ARG_DST, a_}, {DNNL_ARG_DIFF_DST, b_}, {DNNL_ARG_DIFF_SRC, c_}});
+      grad = first.data;
+    }
     for (const Tensor& d : din) {
-      if (d.data) parallel_copy(d.data, dout.data, dout.bytes());
+      if (d.data && d.data != grad) parallel_copy(d.data, grad, dout.bytes());
     }
   }
 
  private:
   dnnl::binary::primitive_desc pd_;
-  dnnl::primitive add_;
+  dnnl::primitive add_, relu_bwd_;
   dnnl::memory a_, b_, c_;
 };
 

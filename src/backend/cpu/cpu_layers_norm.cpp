@@ -5,6 +5,8 @@
 //   running_mean = (1 - m) * running_mean + m * mean
 //   running_var  = (1 - m) * running_var  + m * var * n / (n - 1)     (unbiased; n = N*H*W per channel)
 // Inference forward (training=false) normalises with the running statistics (initially 0 and 1).
+// With LayerOptions::relu, oneDNN's fuse_norm_relu: the training forward leaves a bit mask of the positive
+// outputs in a workspace the layer owns, and backward applies it to diff_dst itself.
 #include "backend/cpu/cpu_layers.h"
 
 namespace mg::cpu {
@@ -23,7 +25,7 @@ class BatchNormLayer final : public CpuLayer {
     const memory::desc data = act_desc(x, dt_);
     const memory::desc stat({c_}, DT::f32, Tag::a);
     using F = dnnl::normalization_flags;
-    const F affine = F::use_scale | F::use_shift;
+    const F affine = F::use_scale | F::use_shift | (opt.relu ? F::fuse_norm_relu : F::none);
     MG_CHECK_DNNL(train_pd_ = dnnl::batch_normalization_forward::primitive_desc(
                       dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_training, data, p.eps, affine),
                       attr(), be.engine()));
@@ -41,6 +43,11 @@ class BatchNormLayer final : public CpuLayer {
     need_scratch(infer_pd_.scratchpad_desc());
     need_scratch(bwd_pd_.scratchpad_desc());
     allocate_scratch();
+    if (opt.relu && opt.backward) {
+      const memory::desc ws = train_pd_.workspace_desc();
+      workspace_buf_ = Buffer(be, ws.get_size());
+      workspace_ = mem(ws, workspace_buf_.get());
+    }
 
     // mean, var (this batch), running mean, running var, and the two gradient staging rows.
     stats_ = Buffer(be, 6 * static_cast<size_t>(c_) * sizeof(float));
@@ -79,6 +86,10 @@ class BatchNormLayer final : public CpuLayer {
     }
     a.emplace(DNNL_ARG_MEAN, mean_);
     a.emplace(DNNL_ARG_VARIANCE, var_);
+    if (opt_.relu) {
+      MG_ENSURE(workspace_, where() + "training forward on a layer built for inference");
+      a.emplace(DNNL_ARG_WORKSPACE, workspace_);
+    }
     run(train_, std::move(a));
     const float m = desc_.bn.momentum;
     MG_ENSURE(count_ > 1, where() + "training forward on a layer built for inference with one value per channel");
@@ -109,15 +120,20 @@ class BatchNormLayer final : public CpuLayer {
     set(shift_, params_[1]);
     set(dscale_, accumulate ? s + 4 * c_ : grads_[0]);
     set(dshift_, accumulate ? s + 5 * c_ : grads_[1]);
-    run(bwd_, {{DNNL_ARG_SRC, src_},
-               {DNNL_ARG_MEAN, mean_},
-               {DNNL_ARG_VARIANCE, var_},
-               {DNNL_ARG_DIFF_DST, ddst_},
-               {DNNL_ARG_SCALE, scale_},
-               {DNNL_ARG_SHIFT, shift_},  // oneDNN 2.6 will not execute without it, though unused
-               {DNNL_ARG_DIFF_SRC, dsrc_},
-               {DNNL_ARG_DIFF_SCALE, dscale_},
-               {DNNL_ARG_DIFF_SHIFT, dshift_}});
+    Args a{{DNNL_ARG_SRC, src_},
+           {DNNL_ARG_MEAN, mean_},
+           {DNNL_ARG_VARIANCE, var_},
+           {DNNL_ARG_DIFF_DST, ddst_},
+           {DNNL_ARG_SCALE, scale_},
+           {DNNL_ARG_SHIFT, shift_},  // oneDNN 2.6 will not execute without it, though unused
+           {DNNL_ARG_DIFF_SRC, dsrc_},
+           {DNNL_ARG_DIFF_SCALE, dscale_},
+           {DNNL_ARG_DIFF_SHIFT, dshift_}};
+    if (opt_.relu) {
+      MG_ENSURE(workspace_, where() + "backward on a layer built for inference");
+      a.emplace(DNNL_ARG_WORKSPACE, workspace_);
+    }
+    run(bwd_, std::move(a));
     if (accumulate) {
       store_or_add(grads_[0], s + 4 * c_, c_, true);
       store_or_add(grads_[1], s + 5 * c_, c_, true);
@@ -129,7 +145,8 @@ class BatchNormLayer final : public CpuLayer {
   dnnl::batch_normalization_forward::primitive_desc train_pd_, infer_pd_;
   dnnl::batch_normalization_backward::primitive_desc bwd_pd_;
   dnnl::primitive train_, infer_, bwd_;
-  Buffer stats_, unused_dx_;
+  Buffer stats_, unused_dx_, workspace_buf_;
+  dnnl::memory workspace_;  // the ReLU mask of the last training forward (LayerOptions::relu)
   dnnl::memory src_, dst_, ddst_, dsrc_, scale_, shift_, mean_, var_, rmean_, rvar_, dscale_, dshift_;
 };
 

@@ -32,18 +32,26 @@ void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::d
   memory::desc sp;
 
   fwd_is_master_ = fwd_md_ == canonical_;
+  bwd_same_as_fwd_ = bwd_data_md_ == fwd_md_;
+  // The forward copy outlives forward() only when backward-data reads it too; otherwise it sits in the
+  // replica's shared staging area (CpuBackend::staging) like the backward-only copies below.
+  fwd_staged_ = !fwd_is_master_ && !(opt_.backward && bwd_same_as_fwd_);
   if (fwd_is_master_) {
     wfwd_ = master_;
   } else {
-    wfwd_buf_ = Buffer(be_, fwd_md_.get_size());
-    wfwd_ = mem(fwd_md_, wfwd_buf_.get());
+    if (fwd_staged_) {
+      wfwd_ = mem(fwd_md_);
+      be_.reserve_staging(fwd_md_.get_size());
+    } else {
+      wfwd_buf_ = Buffer(be_, fwd_md_.get_size());
+      wfwd_ = mem(fwd_md_, wfwd_buf_.get());
+    }
     to_fwd_ = make_reorder(be_, canonical_, fwd_md_, false, attr(), &sp);
     need_scratch(sp);
   }
 
   // The backward-data weights and the weight gradient in the primitive's format live only inside backward():
-  // they sit in the replica's shared staging area (CpuBackend::staging), one after the other.
-  bwd_same_as_fwd_ = bwd_data_md_ == fwd_md_;
+  // they sit in the staging area, one after the other.
   if (!bwd_same_as_fwd_) {
     dw_offset_ = (bwd_data_md_.get_size() + 63) / 64 * 64;
     wbwd_ = mem(bwd_data_md_);
@@ -63,6 +71,7 @@ void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::d
 
 dnnl::memory& WeightedLayer::forward_weights() {
   set(master_, params_[0]);
+  if (fwd_staged_) set(wfwd_, be_.staging());
   if (!fwd_is_master_) run(to_fwd_, {{DNNL_ARG_FROM, master_}, {DNNL_ARG_TO, wfwd_}});
   return wfwd_;
 }

@@ -51,6 +51,7 @@ class CudaBackend final : public Backend {
   void host_fn(StreamKind s, std::function<void()> fn) override;
   void* native_stream(StreamKind s) override { return stream(s); }
 
+  bool fuses_relu(LayerKind k) const override { return k == LayerKind::BatchNorm || k == LayerKind::Add; }
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                         const LayerOptions& opt) override;
 

@@ -25,17 +25,29 @@ class ReluLayer final : public CudaLayer {
   }
 };
 
+// With LayerOptions::relu: the ReLU in place on the sum; backward masks dout into the first input's gradient
+// once and copies that to the second (the CPU backend's order).
 class AddLayer final : public CudaLayer {
  public:
   using CudaLayer::CudaLayer;
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
     kernels::add2(in[0].data, in[1].data, out.data, dt_, out.numel(), stream());
+    if (opt_.relu) kernels::relu_forward(out.data, out.data, dt_, out.numel(), stream());
   }
   void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                 const std::vector<Tensor>& din, bool) override {
     check_io(in, out);
-    for (const Tensor& d : din) copy_on(stream(), d.data, dout.data, dout.bytes());
+    const void* grad = dout.data;
+    if (opt_.relu) {
+      const Tensor& first = din[0].data ? din[0] : din[1];
+      if (!first.data) return;
+      kernels::relu_backward(out.data, dout.data, first.data, dt_, out.numel(), stream());
+      grad = first.data;
+    }
+    for (const Tensor& d : din) {
+      if (d.data) copy_on(stream(), d.data, grad, dout.bytes());
+    }
   }
 };
 

@@ -2,6 +2,8 @@
 // Same conventions as the CPU backend (cpu_layers_norm.cpp) and torch: biased variance to normalise,
 //   running_mean = (1 - m) * running_mean + m * mean,  running_var = (1 - m) * running_var + m * var * n/(n-1)
 // and inference forward (training=false) with the running statistics (initially 0 and 1).
+// With LayerOptions::relu the ReLU runs in place on the output, and backward first masks dout by out > 0 into
+// the input-gradient buffer, which the statistics and the apply then read (in place: element-wise).
 #include "backend/cuda/cuda_layers.h"
 #include "backend/cuda/kernels/kernels.cuh"
 
@@ -39,25 +41,37 @@ class BatchNormLayer final : public CudaLayer {
                                  desc_.bn.eps, c_, coef_.as<float>(), stream());
     }
     kernels::bn_apply(in[0].data, out.data, coef_.as<float>(), dt_, rows_, c_, stream());
+    if (opt_.relu) kernels::relu_forward(out.data, out.data, dt_, out.numel(), stream());
   }
 
   void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                 const std::vector<Tensor>& din, bool accumulate) override {
     check_io(in, out);
     check_bound();
-    kernels::channel_sums(dout.data, in[0].data, save_mean_.as<float>(), dt_, rows_, c_, sums_.as<double>(),
-                          stream());
+    const void* dy = dout.data;
+    void* dx = din[0].data;
+    if (opt_.relu) {
+      if (!dx) {
+        // Batch norm straight on the network input still needs the masked gradient somewhere; no shipped model
+        // does this, so the buffer is allocated on first use only.
+        if (!masked_dy_.get()) masked_dy_ = Buffer(be_, dout.bytes());
+        dx = masked_dy_.get();
+      }
+      kernels::relu_backward(out.data, dout.data, dx, dt_, out.numel(), stream());
+      dy = dx;
+    }
+    kernels::channel_sums(dy, in[0].data, save_mean_.as<float>(), dt_, rows_, c_, sums_.as<double>(), stream());
     kernels::bn_backward_finalize(sums_.as<double>(), rows_, c_, params_[0], save_invstd_.as<float>(), grads_[0],
                                   grads_[1], accumulate, coef_.as<float>(), stream());
     if (din[0].data) {
-      kernels::bn_backward_apply(in[0].data, dout.data, din[0].data, save_mean_.as<float>(), coef_.as<float>(), dt_,
-                                 rows_, c_, stream());
+      kernels::bn_backward_apply(in[0].data, dy, din[0].data, save_mean_.as<float>(), coef_.as<float>(), dt_, rows_,
+                                 c_, stream());
     }
   }
 
  private:
   int64_t c_ = 0, rows_ = 0;
-  Buffer running_mean_, running_var_, save_mean_, save_invstd_, coef_, sums_;
+  Buffer running_mean_, running_var_, save_mean_, save_invstd_, coef_, sums_, masked_dy_;
 };
 
 }  // namespace
