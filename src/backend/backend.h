@@ -63,7 +63,10 @@ class LayerOp {
   // din is overwritten. Parameter gradients are overwritten, or added to when accumulate_param_grads is set
   // (gradient accumulation across micro-batches).
   // The network's memory plan relies on two rules every backend keeps: ReLU runs in place (in[0] and out one
-  // buffer) and its backward reads only out; Conv, BatchNorm and Add backward never read their own out.
+  // buffer) and its backward reads only out; Conv, BatchNorm and Add backward never read their own out. A
+  // layer built with LayerOptions::relu may read its out in backward (the ReLU mask), never writes it there, and
+  // leaves dout unchanged. An Add gives both inputs the same gradient, so the network may ask for the first only
+  // (din[1] empty) and share it with the second.
   virtual void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                         const std::vector<Tensor>& din, bool accumulate_param_grads) = 0;
 };

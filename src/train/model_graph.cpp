@@ -8,6 +8,40 @@
 
 namespace mg {
 
+namespace {
+
+// An Add passes one gradient to both inputs (masked, with a fused ReLU), so when it is the first consumer of both
+// in the backward walk their gradients can be one buffer the Add writes once: shared[b] = a. That holds while
+// nothing writes the buffer before both producers have read it: every other consumer of one input (which adds
+// its contribution to that input's gradient) must run its backward after the other input's producer.
+// producer[x]: the layer whose backward reads x's output gradient (a fused ReLU's producer, else x).
+std::vector<int> shared_add_grads(const ModelDesc& m, const std::vector<int>& producer,
+                                  const std::vector<int>& last_use) {
+  const int n = static_cast<int>(m.layers.size());
+  std::vector<std::vector<int>> readers(n);
+  for (int i = 1; i < n; ++i) {
+    for (int j : m.layers[i].inputs) readers[j].push_back(i);
+  }
+  // Every consumer of x other than `add` runs its backward after layer `after`'s (lower index, later step).
+  auto others_after = [&](int x, int add, int after) {
+    for (int c : readers[x]) {
+      if (c != add && c >= after) return false;
+    }
+    return true;
+  };
+  std::vector<int> shared(n, -1);
+  for (int i = 1; i < n; ++i) {
+    const LayerDesc& l = m.layers[i];
+    if (l.kind != LayerKind::Add || l.inputs.size() != 2) continue;
+    const int a = l.inputs[0], b = l.inputs[1];
+    if (a == 0 || b == 0 || a == b || last_use[a] != i || last_use[b] != i) continue;
+    if (others_after(a, i, producer[b]) && others_after(b, i, producer[a])) shared[b] = a;
+  }
+  return shared;
+}
+
+}  // namespace
+
 ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
                        uint64_t seed, bool training, bool reuse_buffers, bool fuse_relu)
     : be_(be), model_(model), act_(activation_dtype(precision)), training_(training) {
@@ -83,6 +117,7 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
     lifetimes.push_back({b, first, last});
   };
   std::vector<Tensor> temporaries;  // the plan fills them; din_ and add_ then copy them
+  std::vector<int> shared_of(n, -1);  // shared_of[b] = a: b's output gradient is a's (shared_add_grads)
   std::vector<std::vector<std::pair<int, size_t>>> temp_of(n);  // layer -> (input k or producer j, temporary)
   if (training) {
     // Every activation stays for the backward pass: own buffers.
@@ -109,11 +144,19 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
         }
       }
     }
-    // A fused pair's one gradient lives from the ReLU's first consumer to the producer's step.
+    // A fused pair's one gradient lives from the ReLU's first consumer to the producer's step; an Add's shared
+    // input gradient to the later of its two readers' steps.
+    std::vector<int> producer(n);
+    for (int j = 0; j < n; ++j) producer[j] = fused[j] >= 0 ? fused[j] : j;
+    if (reuse_buffers) shared_of = shared_add_grads(model, producer, last_use);
+    std::vector<int> last(n);
+    for (int j = 1; j < n; ++j) last[j] = n - producer[j];
     for (int j = 1; j < n; ++j) {
-      if (relu_of[j] >= 0) continue;
-      const int last = n - (fused[j] >= 0 ? fused[j] : j);
-      place(&grad_[j], shapes[j], bytes(j), std::min(born[j] < 0 ? last : born[j], last), last);
+      if (shared_of[j] >= 0) last[shared_of[j]] = std::max(last[shared_of[j]], last[j]);
+    }
+    for (int j = 1; j < n; ++j) {
+      if (relu_of[j] >= 0 || shared_of[j] >= 0) continue;
+      place(&grad_[j], shapes[j], bytes(j), std::min(born[j] < 0 ? last[j] : born[j], last[j]), last[j]);
     }
     for (int i = 1; i < n; ++i) {
       for (auto [k, t] : temp_of[i]) {
@@ -142,13 +185,18 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
   }
   if (training) {
     for (int j = 1; j < n; ++j) {
+      if (shared_of[j] >= 0) grad_[j] = Tensor{grad_[shared_of[j]].data, shapes[j], act_};
+    }
+    for (int j = 1; j < n; ++j) {
       if (relu_of[j] >= 0) grad_[j] = grad_[relu_of[j]];
     }
     for (int i = n - 1; i >= 1; --i) {
       const auto& ins = model.layers[i].inputs;
       din_[i].resize(ins.size());
       for (size_t k = 0; k < ins.size(); ++k) {
-        if (ins[k] != 0) din_[i][k] = grad_[ins[k]];  // the images need no gradient: an empty tensor
+        // The images need no gradient, and an Add writes a shared gradient once: empty tensors.
+        const bool second = k == 1 && shared_of[ins[k]] == ins[0];
+        if (ins[k] != 0 && !second) din_[i][k] = grad_[ins[k]];
       }
       for (auto [k, t] : temp_of[i]) {
         din_[i][k] = temporaries[t];

@@ -7,7 +7,8 @@
 // (training=false) shares the activations themselves the same way, keeping only the logits to the end. A ReLU
 // that alone reads a Conv, BatchNorm or Add output runs in place on it (backend.h states the rules that allow it).
 // A ReLU that relu_fusion.h folds into its BatchNorm or Add has no op of its own: the pair shares one output
-// and one gradient buffer.
+// and one gradient buffer. An Add that is the first backward consumer of both inputs writes their common
+// gradient once into one buffer, where no other consumer's contribution could land before both producers read it.
 #pragma once
 #include <functional>
 #include <memory>
