@@ -195,7 +195,7 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
       din_[i].resize(ins.size());
       for (size_t k = 0; k < ins.size(); ++k) {
         // The images need no gradient, and an Add writes a shared gradient once: empty tensors.
-        const bool second = k == 1 && shared_of[ins[k]] == ins[0];
+        const bool second = model.layers[i].kind == LayerKind::Add && k == 1 && shared_of[ins[k]] == ins[0];
         if (ins[k] != 0 && !second) din_[i][k] = grad_[ins[k]];
       }
       for (auto [k, t] : temp_of[i]) {
