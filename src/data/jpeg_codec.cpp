@@ -36,6 +36,12 @@ void JpegDecoder::decode(const uint8_t* data, size_t size, const std::string& na
     fail(name, tj_error(h));
   }
   if (w <= 0 || hgt <= 0) fail(name, "invalid dimensions");
+  // A header is a few bytes that can claim 65535 x 65535 pixels (12 GB of RGB) before any data is checked; no
+  // training photo is near the cap, so a larger claim is refused before anything is allocated.
+  if (static_cast<uint64_t>(w) * static_cast<uint64_t>(hgt) > kMaxJpegPixels) {
+    fail(name, std::to_string(w) + " x " + std::to_string(hgt) + " pixels is above the " +
+                   std::to_string(kMaxJpegPixels / 1000000) + " megapixel limit");
+  }
   out.width = w;
   out.height = hgt;
   const size_t pixels = static_cast<size_t>(w) * static_cast<size_t>(hgt);

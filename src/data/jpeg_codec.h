@@ -15,6 +15,9 @@ struct RgbImage {
   std::vector<uint8_t> pixels;  // height * width * 3
 };
 
+// Larger images are refused (a corrupt or hostile header must not make a decode pool allocate gigabytes).
+inline constexpr uint64_t kMaxJpegPixels = 100'000'000;
+
 class JpegDecoder {
  public:
   JpegDecoder();
@@ -23,7 +26,7 @@ class JpegDecoder {
   JpegDecoder& operator=(const JpegDecoder&) = delete;
 
   // Decodes to RGB into out (its buffer is reused between calls). `name` is the file (or record) the bytes
-  // came from and is named in the Error thrown for a corrupt or truncated image. Warnings such as premature
+  // came from and is named in the Error thrown for a corrupt or truncated image or one above kMaxJpegPixels. Warnings such as premature
   // end of data are errors here: a silently grey half-image would train on garbage.
   void decode(const uint8_t* data, size_t size, const std::string& name, RgbImage& out);
 

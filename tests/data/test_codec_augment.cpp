@@ -42,6 +42,28 @@ TEST_CASE("jpeg: corrupt and truncated data raise an Error naming the file") {
   REQUIRE((img.width == 24 && img.height == 20));
 }
 
+TEST_CASE("jpeg: a header claiming more than the pixel limit is refused before decoding") {
+  auto bytes = test::solid_jpeg(100, 40, 30);
+  // The baseline frame header (SOF0: FF C0, length, precision, height, width) of our own encoder's output.
+  size_t sof = 0;
+  for (size_t i = 2; i + 8 < bytes.size() && !sof; ++i)
+    if (bytes[i] == 0xFF && bytes[i + 1] == 0xC0) sof = i;
+  REQUIRE(sof != 0);
+  const auto set_size = [&](unsigned w, unsigned h) {
+    bytes[sof + 5] = uint8_t(h >> 8), bytes[sof + 6] = uint8_t(h & 0xFF);
+    bytes[sof + 7] = uint8_t(w >> 8), bytes[sof + 8] = uint8_t(w & 0xFF);
+  };
+  JpegDecoder dec;
+  RgbImage img;
+  set_size(20000, 20000);  // 400 megapixels: 1.2 GB of RGB if it were allocated
+  REQUIRE_THROWS_WITH(dec.decode(bytes.data(), bytes.size(), "huge.jpg", img),
+                      Catch::Contains("huge.jpg") && Catch::Contains("megapixel limit"));
+  REQUIRE(img.pixels.capacity() < 1000000);
+  set_size(40, 30);  // the same bytes with their own size decode again, on the same decoder
+  dec.decode(bytes.data(), bytes.size(), "small.jpg", img);
+  REQUIRE((img.width == 40 && img.height == 30));
+}
+
 TEST_CASE("jpeg: Adobe CMYK images decode to RGB") {
   std::vector<uint8_t> cmyk(16 * 16 * 4);
   for (size_t p = 0; p < 16 * 16; ++p) {

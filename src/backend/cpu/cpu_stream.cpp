@@ -9,12 +9,12 @@ void CpuEvent::reset() {
 }
 
 void CpuEvent::complete(SteadyTime t) {
-  {
-    std::lock_guard<std::mutex> lk(mu_);
-    done_ = true;
-    recorded_ = true;
-    t_ = t;
-  }
+  // Notified under the lock: a waiter that sees done_ may destroy this event at once (as cudaEventDestroy after
+  // cudaEventSynchronize is allowed), so nothing of it may be touched once the lock is released.
+  std::lock_guard<std::mutex> lk(mu_);
+  done_ = true;
+  recorded_ = true;
+  t_ = t;
   cv_.notify_all();
 }
 
