@@ -15,6 +15,7 @@ Verbose timing adds a little overhead per primitive; the result's own step time 
 import argparse
 import collections
 import json
+import math
 import os
 import re
 import subprocess
@@ -42,6 +43,18 @@ def flops(prim, problem):
         kernel = v.get("id", 1) * v.get("ih", 1) * v.get("iw", 1)
         out_spatial = 1
     return 2.0 * v["mb"] * v["oc"] * out_spatial * (v["ic"] // g) * kernel
+
+
+def read_peak(path):
+    """The probe's all-core FMA peak in GFLOP/s."""
+    try:
+        with open(path) as f:
+            peak = json.load(f).get("fma_gflops_all_cores")
+    except (OSError, ValueError, AttributeError) as e:
+        die(f"--probe {path}: not a machine-probe.sh JSON file ({e.__class__.__name__})")
+    if isinstance(peak, bool) or not isinstance(peak, (int, float)) or not (peak > 0 and math.isfinite(peak)):
+        die(f"--probe {path}: no positive fma_gflops_all_cores")
+    return float(peak)
 
 
 def parse(log_path):
@@ -80,14 +93,18 @@ def main():
     cut = argv.index("--")
     a = ap.parse_args(argv[:cut])
     args = argv[cut + 1:]
+    # Both checked before the run, which can take minutes: a typo must not cost it, nor end in a traceback.
+    if not (os.path.isfile(a.mgbench) and os.access(a.mgbench, os.X_OK)):
+        die(f"--mgbench {a.mgbench}: not an executable file")
+    peak = read_peak(a.probe) if a.probe else None
     os.makedirs(a.out_dir, exist_ok=True)
     log = os.path.join(a.out_dir, "verbose.log")
     run_json = os.path.join(a.out_dir, "run.json")
     env = dict(os.environ, ONEDNN_VERBOSE="1")
     with open(log, "w") as f:
         rc = subprocess.call([a.mgbench, *args, "--no-progress", "--json", run_json], stdout=f, stderr=f, env=env)
-    if rc != 0:
-        die(f"mgbench exited {rc}; see {log}", rc)
+    if rc != 0:  # its own status (2 for a usage error); killed by a signal: 1
+        die(f"mgbench exited {rc}; see {log}", rc if rc > 0 else 1)
     result = json.load(open(run_json))
     if len(result["runs"]) != 1 or result["runs"][0]["devices"] != 1:
         die("give one device (--gpus 1): replicas' primitives interleave in the log")
@@ -96,7 +113,6 @@ def main():
     steps = cfg["steps"] * cfg["repeat"]
     step_ms = 1e3 * run["step_time"]["median_s"]
     rows = timed_rows(parse(log), steps)
-    peak = json.load(open(a.probe))["fma_gflops_all_cores"] if a.probe else None
 
     agg = collections.defaultdict(lambda: {"ms": 0.0, "n": 0, "flop": 0.0, "impls": set()})
     for r in rows:

@@ -32,4 +32,15 @@ PY
 expect_usage_error "give one device" python3 "$script" "$TMP/bd2" --mgbench "$MGBENCH" -- \
   --model tiny --device cpu --gpus 2 --steps 2 --warmup 1 --no-check
 expect_usage_error "after --" python3 "$script" "$TMP/bd3" --mgbench "$MGBENCH"
+# A bad --probe or --mgbench is refused before the (possibly long) run: one line, exit 2, no log written.
+echo '{"cores": 2}' >"$TMP/noprobe.json"
+echo '[1, 2' >"$TMP/badprobe.json"
+echo '{"fma_gflops_all_cores": -5}' >"$TMP/negprobe.json"
+for p in "$TMP/missing.json" "$TMP/badprobe.json" "$TMP/noprobe.json" "$TMP/negprobe.json"; do
+  expect_usage_error "--probe .*(not a machine-probe|no positive)" python3 "$script" "$TMP/bd4" --probe "$p" \
+    --mgbench "$MGBENCH" -- --model tiny --device cpu --gpus 1 --steps 2 --warmup 1 --no-check
+done
+expect_usage_error "--mgbench .*not an executable" python3 "$script" "$TMP/bd4" --mgbench "$TMP/no-mgbench" -- \
+  --model tiny --device cpu --gpus 1 --steps 2 --warmup 1 --no-check
+[[ ! -e "$TMP/bd4/verbose.log" ]] || fail "a refused invocation ran mgbench"
 echo "ok"
