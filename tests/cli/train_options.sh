@@ -7,6 +7,8 @@ run=(--device cpu --model tiny --num-classes 10 --warmup 1 --steps 4 --no-progre
 expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1,2 --batch-size 8 --forward-only --json "$TMP/fwd.json"
 json_check "$TMP/fwd.json" "d['config']['forward_only'] and all(r['breakdown']['backward_s'] < 1e-4 and r['breakdown']['forward_s'] > 0 for r in d['runs'])" \
   || fail "forward-only: no backward time expected"
+# No gradients, no profile: the wire casts are timed by 1-device training runs only.
+json_check "$TMP/fwd.json" "[r['wire_casts'] for r in d['runs']] == [[], []]" || fail "forward-only: wire_casts timed"
 
 expect_status 0 "$MGBENCH" "${run[@]}" --gpus 2 --no-baseline --batch-size 8 --accum-steps 3 --allreduce-dtype bf16 \
   --bucket-mb 0.001 --json "$TMP/acc.json"

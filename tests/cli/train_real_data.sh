@@ -13,8 +13,8 @@ for src in "$TMP/imgs" "$TMP/imgs.mgrec"; do
 done
 
 expect_status 0 "$MGBENCH" "${common[@]}" --gpus 1,2 --steps 4 --data "$TMP/imgs" --input-only --json "$TMP/in.json"
-json_check "$TMP/in.json" "all(r['input_only'] and r['images_per_sec'] > 0 for r in d['runs'])" \
-  || fail "input-only result"
+json_check "$TMP/in.json" "all(r['input_only'] and r['images_per_sec'] > 0 and r['wire_casts'] == [] for r in d['runs'])" \
+  || fail "input-only result (no network: no wire casts either)"
 grep -q "images/s" "$TMP/out" || fail "input-only table"
 
 # Corrupt one JPEG: the run fails naming it; with --skip-bad-images it is skipped and counted.
