@@ -33,7 +33,8 @@ const WireCastCost* wire_cast_cost(const StepProfile& p, DType wire);
 // Scales every time of the profile by one factor so that its 1-device rate becomes images_per_sec: the shape of
 // the step (forward/backward/optimizer shares, when each layer's gradients are ready) measured here, the speed
 // of a device one does not have (a published or vendor figure). The per-step samples are dropped: how much this
-// machine's steps vary says nothing about the other device's. The casts' cost scales by the same factor. UsageError unless images_per_sec > 0.
+// machine's steps vary says nothing about the other device's. The casts' cost scales by the same factor.
+// UsageError unless images_per_sec > 0.
 void rescale_profile(StepProfile& p, double images_per_sec);
 
 }  // namespace mg

@@ -72,7 +72,8 @@ class CpuBackend final : public Backend {
   void reserve_scratchpad(size_t bytes) { scratch_.need = std::max(scratch_.need, bytes); }
   void* scratchpad() { return shared(scratch_); }
   // Likewise one staging area for what a layer needs only inside one call besides the scratchpad (weights
-  // reordered for backward-data, weight gradients in the primitive's format).
+  // reordered for a forward whose backward-data does not reuse them or for backward-data, weight gradients in
+  // the primitive's format).
   void reserve_staging(size_t bytes) { staging_.need = std::max(staging_.need, bytes); }
   void* staging() { return shared(staging_); }
 

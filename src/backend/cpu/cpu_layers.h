@@ -85,8 +85,9 @@ namespace mg::cpu {
 
 // A layer with an fp32 master weight in canonical layout (conv OHWI, linear {out,in}) that its primitives want
 // in their own formats: forward reorders (and casts, for bf16) the master into the forward format once per
-// call and keeps it for backward-data when that primitive wants the same format (else it is staged only); weight gradients come out in
-// the backward-weights format (fp32) and are reordered back to canonical, overwriting or adding.
+// call and keeps it for backward-data when that primitive wants the same format (else it is staged only);
+// weight gradients come out in the backward-weights format (fp32) and are reordered back to canonical,
+// overwriting or adding.
 class WeightedLayer : public CpuLayer {
  public:
   using CpuLayer::CpuLayer;
