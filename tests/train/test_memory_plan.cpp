@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "models/net_builder.h"
 #include "models/registry.h"
 #include "test_support.h"
 #include "train/memory_plan.h"
@@ -44,11 +45,10 @@ struct Pass {
 };
 
 // One forward (and, when training, backward) pass of model m on fixed data.
-Pass run(const std::string& model, bool training, bool reuse, bool fuse = true) {
+Pass run(const ModelDesc& m, bool training, bool reuse, bool fuse = true) {
   constexpr int64_t batch = 2, image = 32;
   mg::test::CpuWorld w = mg::test::make_replica_world(1);
   Backend& be = *w.backends[0];
-  const ModelDesc m = build_model(model, 10);
   ModelGraph net(be, m, batch, image, Precision::FP32, 7, training, reuse, fuse);
   ParamStore store(be, net.param_shapes());
   store.initialize(42);
@@ -75,6 +75,10 @@ Pass run(const std::string& model, bool training, bool reuse, bool fuse = true) 
   p.buffer_bytes = net.buffer_bytes();
   p.peak_bytes = be.peak_memory_bytes();
   return p;
+}
+
+Pass run(const std::string& model, bool training, bool reuse, bool fuse = true) {
+  return run(build_model(model, 10), training, reuse, fuse);
 }
 
 // ||a - b|| / ||b||.
@@ -145,4 +149,37 @@ TEST_CASE("ReLUs fused into batch norms and residual adds give the separate laye
   const Pass plain = run("resnet18", false, true, false), fused = run("resnet18", false, true, true);
   CHECK(rel_err(fused.logits, plain.logits) < 1e-5);
   CHECK(fused.buffer_bytes <= plain.buffer_bytes);
+}
+
+TEST_CASE("fused ReLUs and shared add gradients where the shipped ResNets never put them", "[train][fusion]") {
+  // Batch norm and a residual add straight on the images (no input gradient: the fused backward still masks
+  // for gamma/beta); a batch norm read by its ReLU and by an add (not fused); an add whose inputs may share one
+  // gradient (the other reader of its first input runs backward after the second input's producer), and one
+  // whose may not (a later reader of its first input adds to that gradient before the second input's producer
+  // reads its own): sharing there would hand b5 a gradient with c4's contribution in it.
+  NetBuilder b("edge", 10);
+  const int b1 = b.batch_norm(NetBuilder::kInput, "b1", 1e-5f);
+  const int r1 = b.relu(b1, "r1");
+  const int c1 = b.conv(r1, "c1", 3, 3, 1, 1);
+  const int r2 = b.relu(b.add(NetBuilder::kInput, c1, "a1"), "r2");
+  const int b2 = b.batch_norm(b.conv(r2, "c2", 8, 3, 1, 1), "b2", 1e-5f);
+  const int r3 = b.relu(b2, "r3");
+  const int c3 = b.conv(r3, "c3", 8, 3, 1, 1);
+  const int r4 = b.relu(b.add(b2, c3, "a2"), "r4");
+  const int b5 = b.batch_norm(b.conv(r4, "c5", 8, 3, 1, 1), "b5", 1e-5f);
+  const int c4 = b.conv(r4, "c4", 8, 3, 1, 1);
+  const int r5 = b.relu(b.add(r4, b5, "a3"), "r5");
+  const int r6 = b.relu(b.add(r5, c4, "a4"), "r6");
+  b.linear(b.global_avg_pool(r6, "gap"), "fc", 10);
+  const ModelDesc m = b.finish(32);
+
+  const Pass own = run(m, true, /*reuse=*/false), shared = run(m, true, /*reuse=*/true);
+  REQUIRE(own.grads.size() == shared.grads.size());
+  CHECK(std::memcmp(own.grads.data(), shared.grads.data(), own.grads.size() * sizeof(float)) == 0);
+  CHECK(std::memcmp(own.logits.data(), shared.logits.data(), own.logits.size() * sizeof(float)) == 0);
+  const Pass plain = run(m, true, true, /*fuse=*/false);
+  CHECK(rel_err(shared.logits, plain.logits) < 1e-5);
+  CHECK(rel_err(shared.grads, plain.grads) < 1e-5);
+  const Pass infer = run(m, false, true), infer_plain = run(m, false, true, /*fuse=*/false);
+  CHECK(rel_err(infer.logits, infer_plain.logits) < 1e-5);
 }
