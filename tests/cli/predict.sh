@@ -86,6 +86,13 @@ PY
 expect_status 0 "$MGBENCH" predict --profile "$TMP/old.json" --gpus 1,2 --link bw=1Gbit --allreduce-dtype bf16 --json "$TMP/nocast.json"
 [ "$(wc -l <"$TMP/err")" -eq 1 ] && grep -q "old.json: the profile has no bf16 wire-cast cost" "$TMP/err" \
   || { cat "$TMP/err"; fail "an older profile's missing cast cost is not said in one line"; }
+# The note is no second line after a usage error, and not given where nothing is cast.
+expect_usage_error "accum-steps" "$MGBENCH" predict --profile "$TMP/old.json" --gpus 2 --link bw=1Gbit \
+  --allreduce-dtype bf16 --accum-steps 0
+expect_status 0 "$MGBENCH" predict --profile "$TMP/old.json" --gpus 1,2 --link bw=1Gbit --allreduce-dtype bf16 --allreduce none
+[ ! -s "$TMP/err" ] || { cat "$TMP/err"; fail "--allreduce none casts nothing, yet the missing cast cost was noted"; }
+expect_status 0 "$MGBENCH" predict --profile "$TMP/old.json" --gpus 1 --link bw=1Gbit --allreduce-dtype bf16
+[ ! -s "$TMP/err" ] || { cat "$TMP/err"; fail "one device casts nothing, yet the missing cast cost was noted"; }
 python3 - "$TMP/cast.json" "$TMP/nocast.json" "$TMP/profile.json" <<'PY' || fail "cast scheduling"
 import json, sys
 c, n, p = (json.load(open(f)) for f in sys.argv[1:])

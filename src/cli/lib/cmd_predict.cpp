@@ -74,9 +74,7 @@ class PredictCommand final : public Command {
     req.allreduce_dtype = profile.config.allreduce_dtype;
     if (dtype_opt_->count()) req.allreduce_dtype = kAllreduceDTypeNames.parse(dtype_, "--allreduce-dtype");
     o.wire = req.allreduce_dtype.value_or(DType::F32);
-    // Said, not silently taken as 0: an older profile cannot price the 16-bit casts.
-    if (const std::string note = apply_wire_cast_costs(o, p); !note.empty())
-      std::fprintf(stderr, "mgbench predict: %s: %s\n", profile_.c_str(), note.c_str());
+    const std::string cast_note = apply_wire_cast_costs(o, p);
     o.accum_steps = accum_opt_->count() ? accum_ : profile.config.accum_steps;
     if (o.accum_steps < 1) throw UsageError("--accum-steps must be at least 1");
     const AllreduceMode mode = profile.config.allreduce;
@@ -108,6 +106,10 @@ class PredictCommand final : public Command {
       if (measured->kind != "training") throw UsageError(measured_ + ": --measured needs a training result");
     }
 
+    // Said, not silently taken as 0: an older profile cannot price the 16-bit casts. Only once the request is
+    // valid (a usage error stays one line) and where some entry exchanges gradients (else nothing is cast).
+    if (!cast_note.empty() && o.strategy != SyncStrategy::None && max_gpus > 1)
+      std::fprintf(stderr, "mgbench predict: %s: %s\n", profile_.c_str(), cast_note.c_str());
     const RunResult out = predict(profile, p, req);
     print(profile, p, req, out, measured);
     if (rate_opt_->count())
