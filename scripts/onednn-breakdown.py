@@ -69,17 +69,19 @@ def parse(log_path):
     return rows
 
 
-def timed_rows(rows, steps):
-    """The executions of the last `steps` steps, delimited by the step's last forward primitive (the classifier)."""
+def timed_rows(rows, steps, micro_batches):
+    """The executions of the last `steps` steps, delimited by the last forward primitive (the classifier), which
+    runs once per micro-batch: `micro_batches` (--accum-steps) times a step."""
     fwd = [i for i, r in enumerate(rows) if r["prop"] == "forward_training"]
     if not fwd:
         die("no forward_training primitive in the log (forward-only run?)")
     last = rows[fwd[-1]]
     key = (last["prim"], last["problem"])
     marks = [i for i in fwd if (rows[i]["prim"], rows[i]["problem"]) == key]
-    if len(marks) <= steps:
-        die(f"{len(marks)} step boundaries in the log, need more than {steps}")
-    return rows[marks[-steps - 1] + 1: marks[-1] + 1]
+    n = steps * micro_batches
+    if len(marks) <= n:
+        die(f"{len(marks)} micro-batch boundaries in the log, need more than {n}")
+    return rows[marks[-n - 1] + 1: marks[-1] + 1]
 
 
 def main():
@@ -112,7 +114,7 @@ def main():
     cfg = result["config"]
     steps = cfg["steps"] * cfg["repeat"]
     step_ms = 1e3 * run["step_time"]["median_s"]
-    rows = timed_rows(parse(log), steps)
+    rows = timed_rows(parse(log), steps, cfg.get("accum_steps", 1))
 
     agg = collections.defaultdict(lambda: {"ms": 0.0, "n": 0, "flop": 0.0, "impls": set()})
     for r in rows:

@@ -28,6 +28,13 @@ assert 0 < b["onednn_ms_per_step"] and b["conv_ms_per_step"] <= b["onednn_ms_per
 assert abs(b["step_pct_of_peak"] - b["step_gflops"]) < 1e-6  # the fake probe's peak is 100 GFLOP/s
 PY
 
+# With --accum-steps the classifier runs once per micro-batch: a step is two of them here, so the convolutions
+# run twice per step (a window of micro-batches taken for steps would halve every per-step figure).
+expect_status 0 python3 "$script" "$TMP/acc" --mgbench "$MGBENCH" -- \
+  --model resnet18 --device cpu --gpus 1 --batch-size 2 --steps 2 --warmup 1 --accum-steps 2 --no-check
+json_check "$TMP/acc/breakdown.json" "[r['per_step'] for r in d['rows'] if (r['primitive'], r['prop']) == ('convolution', 'forward_training')] == [40]" \
+  || { cat "$TMP/acc/breakdown.json"; fail "--accum-steps: per-step counts"; }
+
 # More than one device: refused (the replicas' primitives interleave in one log), exit 2, one line.
 expect_usage_error "give one device" python3 "$script" "$TMP/bd2" --mgbench "$MGBENCH" -- \
   --model tiny --device cpu --gpus 2 --steps 2 --warmup 1 --no-check
