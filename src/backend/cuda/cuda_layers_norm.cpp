@@ -26,6 +26,10 @@ class BatchNormLayer final : public CudaLayer {
     sums_ = Buffer(be, 2 * static_cast<size_t>(c_) * sizeof(double));
     kernels::fill(running_mean_.get(), DType::F32, c_, 0.0f, stream());
     kernels::fill(running_var_.get(), DType::F32, c_, 1.0f, stream());
+    // Batch norm straight on the network input gets no input-gradient buffer, yet gamma/beta need the masked
+    // gradient somewhere. Allocated here, not in backward: a cudaMalloc there would stall the device mid-step.
+    if (opt.relu && opt.backward && !opt.input_grad)
+      masked_dy_ = Buffer(be, static_cast<size_t>(out_shape_.numel()) * dtype_size(dt_));
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
@@ -52,9 +56,7 @@ class BatchNormLayer final : public CudaLayer {
     void* dx = din[0].data;
     if (opt_.relu) {
       if (!dx) {
-        // Batch norm straight on the network input still needs the masked gradient somewhere; no shipped model
-        // does this, so the buffer is allocated on first use only.
-        if (!masked_dy_.get()) masked_dy_ = Buffer(be_, dout.bytes());
+        MG_ENSURE(masked_dy_.get(), where() + "backward without an input gradient on a layer built to give one");
         dx = masked_dy_.get();
       }
       kernels::relu_backward(out.data, dout.data, dx, dt_, out.numel(), stream());
