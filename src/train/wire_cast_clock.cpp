@@ -4,6 +4,7 @@
 
 #include "backend/device_buffer.h"
 #include "core/error.h"
+#include "result/stats.h"
 
 namespace mg {
 
@@ -11,8 +12,7 @@ namespace {
 
 double median(std::vector<double> v) {
   std::sort(v.begin(), v.end());
-  const size_t m = v.size() / 2;
-  return v.size() % 2 ? v[m] : 0.5 * (v[m - 1] + v[m]);
+  return quantile_sorted(v, 0.5);
 }
 
 }  // namespace
