@@ -5,7 +5,8 @@ Runs mgbench once with ONEDNN_VERBOSE=1, keeps the timed steps' primitive execut
 (primitive, propagation kind): milliseconds per step, share of the step, executions per step and, for
 convolutions and inner products, the GFLOP/s achieved from the problem shapes oneDNN prints. With a probe file
 (scripts/machine-probe.sh) it also gives each as a percentage of the machine's measured FMA peak: the ceiling a
-whole training step cannot pass is the convolutions' own rate, which this shows next to the step's.
+whole training step cannot pass is the convolutions' own rate, which this shows next to the step's. FLOPs are
+those of the problem shapes (direct convolution) also where oneDNN ran Winograd, which performs fewer.
 
     scripts/onednn-breakdown.py OUT_DIR [--probe probe.json] [--mgbench build/mgbench] -- --model resnet50 ...
 
@@ -133,6 +134,9 @@ def main():
                       "share_of_step": e["ms"] / steps / step_ms, "gflops": gflops,
                       "pct_of_peak": 100 * gflops / peak if gflops and peak else None,
                       "implementations": sorted(e["impls"])})
+    # Winograd does fewer multiplies than the problem shape implies; its GFLOP/s are direct-convolution FLOPs per
+    # second (what the step has to compute), not arithmetic the FMA units did.
+    wino_ms = sum(r["ms"] for r in rows if r["prim"] == "convolution" and "wino" in r["impl"]) / steps
     conv = [e for (p, _), e in agg.items() if p == "convolution"]
     conv_ms = sum(e["ms"] for e in conv)
     conv_flop = sum(e["flop"] for e in conv)
@@ -142,6 +146,7 @@ def main():
         "step_ms": step_ms, "onednn_ms_per_step": onednn_ms, "outside_onednn_ms_per_step": step_ms - onednn_ms,
         "conv_ms_per_step": conv_ms / steps, "conv_gflops": conv_flop / (conv_ms * 1e-3) / 1e9 if conv_ms else None,
         "step_gflops": all_flop / steps / (step_ms * 1e-3) / 1e9, "fma_peak_gflops": peak, "rows": table,
+        "winograd_conv_ms_per_step": wino_ms,
     }
     if peak:
         summary["conv_pct_of_peak"] = 100 * summary["conv_gflops"] / peak if summary["conv_gflops"] else None
@@ -162,6 +167,9 @@ def main():
     if peak:
         line += f" ({summary['conv_pct_of_peak']:.1f} % and {summary['step_pct_of_peak']:.1f} % of the {peak:.0f} GFLOP/s probe)"
     print(line)
+    if wino_ms:
+        print(f"of which Winograd: {wino_ms:.1f} ms/step; GFLOP/s count the direct convolution's FLOPs, "
+              "more than Winograd performs")
 
 
 if __name__ == "__main__":

@@ -145,8 +145,15 @@ class Backend {
 int cuda_device_count();
 bool cuda_built();
 
+// Which convolution algorithm the CPU backend runs where oneDNN offers one besides direct convolution
+// (Winograd F(4x4,3x3) for fp32 3x3 stride-1 layers): by default the faster of the two, timed once per shape
+// at set-up as the CUDA backend lets cudnnFind choose; or pinned (Winograd: on every such layer, an error where
+// oneDNN cannot; direct elsewhere), for the check and for comparisons that want one.
+enum class CpuConvAlgo { Fastest, Direct, Winograd };
+
 struct BackendOptions {
   int threads = 0;  // CPU: worker threads for oneDNN in this replica (0 = all cores)
+  CpuConvAlgo cpu_conv_algo = CpuConvAlgo::Fastest;
 };
 
 // Creates a backend for one replica. kind=Cuda with ordinal >= cuda_device_count() throws UsageError.

@@ -165,6 +165,7 @@ std::vector<LayerCase> all_layer_cases() {
   drop.dropout.p = 0.3f;
   return {
       make_case("conv3x3_s1", conv_layer("", 16, 3, 1, 1), {Shape{2, 8, 6, 6}}),
+      make_case("conv3x3_s1_bias", conv_layer("", 16, 3, 1, 1, 1, true), {Shape{2, 16, 9, 7}}),
       make_case("conv7x7_s2_bias", conv_layer("", 8, 7, 2, 3, 1, true), {Shape{2, 3, 12, 12}}),
       make_case("conv1x1_s2", conv_layer("", 16, 1, 2, 0), {Shape{2, 16, 5, 5}}),
       make_case("conv3x3_g4", conv_layer("", 8, 3, 1, 1, 4), {Shape{2, 8, 6, 6}}),
@@ -194,6 +195,12 @@ std::vector<LayerCase> layer_cases_for(const ModelDesc& m) {
   for (LayerCase& c : all_layer_cases())
     if (used.count(c.desc.kind) && (!c.relu || used.count(LayerKind::Relu))) out.push_back(std::move(c));
   return out;
+}
+
+bool winograd_case(const LayerCase& c) {
+  const ConvParams& v = c.desc.conv;
+  return c.desc.kind == LayerKind::Conv && v.kh == 3 && v.kw == 3 && v.stride_h == 1 && v.stride_w == 1 &&
+         v.groups == 1;
 }
 
 double tolerance(Precision p) {

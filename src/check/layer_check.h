@@ -29,6 +29,9 @@ struct LayerCase {
 std::vector<LayerCase> all_layer_cases();
 std::vector<LayerCase> layer_cases_for(const ModelDesc& m);
 
+// A case the CPU backend can run as Winograd (fp32 3x3 stride-1 ungrouped convolution).
+bool winograd_case(const LayerCase& c);
+
 // Norm-wise relative error a layer at precision p may show against an fp32/fp64 reference.
 double tolerance(Precision p);
 

@@ -44,13 +44,14 @@ struct LayerRig {
   std::vector<std::vector<uint16_t>> x16, dx16;
   std::vector<uint16_t> y16, dy16;
 
-  LayerRig(const LayerDesc& d, std::vector<Shape> shapes, Precision prec = Precision::FP32, uint64_t seed = 1)
+  LayerRig(const LayerDesc& d, std::vector<Shape> shapes, Precision prec = Precision::FP32, uint64_t seed = 1,
+           CpuBackend* on = nullptr)
       : in_shapes(std::move(shapes)) {
     LayerOptions opt;
     opt.precision = prec;
     opt.seed = seed;
     dt = prec == Precision::BF16 ? DType::BF16 : DType::F32;
-    op = backend().create_layer(d, in_shapes, opt);
+    op = (on ? *on : backend()).create_layer(d, in_shapes, opt);
     uint64_t s = seed * 1000;
     for (const Shape& sh : in_shapes) {
       x.push_back(random_vec(static_cast<size_t>(sh.numel()), ++s));

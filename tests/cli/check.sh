@@ -4,7 +4,7 @@
 source "$(dirname "$0")/lib.bash"
 
 expect_status 0 "$MGBENCH" check --device cpu --model tiny --precision fp32 --json "$TMP/check.json"
-for want in "tolerance" "conv3x3_s1 (conv)" "batchnorm" "allreduce" "broadcast" "staging" "training" "checks passed"; do
+for want in "tolerance" "conv3x3_s1 (conv)" "conv3x3_s1 (conv) winograd" "batchnorm" "allreduce" "broadcast" "staging" "training" "checks passed"; do
   grep -q -- "$want" "$TMP/out" || { cat "$TMP/out"; fail "check table lacks '$want'"; }
 done
 grep -q "FAIL" "$TMP/out" && { cat "$TMP/out"; fail "a check failed on this CPU"; }

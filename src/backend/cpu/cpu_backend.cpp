@@ -49,6 +49,7 @@ bool cpu_has_bf16() {
 CpuBackend::CpuBackend(int ordinal, const BackendOptions& opt)
     : ordinal_(ordinal),
       threads_(opt.threads > 0 ? opt.threads : cpu_core_count()),
+      conv_algo_(opt.cpu_conv_algo),
       engine_(dnnl::engine::kind::cpu, 0),
       stream_(engine_),
       copy_(std::make_unique<WorkerStream>("copy")),

@@ -26,6 +26,7 @@ class CpuBackend final : public Backend {
   std::string unsupported_reason(Precision p) const override;
   void attach_thread() override;
   int threads() const { return threads_; }
+  CpuConvAlgo conv_algo() const { return conv_algo_; }
 
   void* device_alloc(size_t bytes) override;
   void device_free(void* p) override;
@@ -87,6 +88,7 @@ class CpuBackend final : public Backend {
 
   int ordinal_;
   int threads_;
+  CpuConvAlgo conv_algo_;
   dnnl::engine engine_;
   dnnl::stream stream_;
   std::unique_ptr<WorkerStream> copy_, comm_;

@@ -129,6 +129,13 @@ class WeightedLayer : public CpuLayer {
   }
   void setup_weights(const memory::desc& canonical, const memory::desc& fwd, const memory::desc& bwd_data,
                      const memory::desc& diff);
+  // forward()/backward() on raw activation storage in the primitives' formats (dx null: no input gradient),
+  // for a layer that moves its activations into those formats itself.
+  void run_forward(const void* x, void* y);
+  void run_backward(const void* x, const void* dy, void* dx, bool accumulate);
+  // Bytes at the start of the replica's staging area the weight copies use inside one call; a layer may stage
+  // more of its own after them.
+  size_t staging_bytes() const { return staging_bytes_; }
   // Weights in the forward format, refreshed from the master copy.
   dnnl::memory& forward_weights();
   // Weights in the backward-data format (reuses the forward copy when the formats agree).
@@ -142,6 +149,7 @@ class WeightedLayer : public CpuLayer {
   dnnl::memory master_, wfwd_, wbwd_, dw_, grad_;
   Buffer wfwd_buf_;
   size_t dw_offset_ = 0;  // of the weight gradient in the staging area (after the backward-data weights)
+  size_t staging_bytes_ = 0;
   dnnl::reorder to_fwd_, to_bwd_, from_diff_, from_diff_acc_;
   bool fwd_is_master_ = false, bwd_same_as_fwd_ = false, diff_is_canonical_ = false;
   bool fwd_staged_ = false;  // the forward copy lives in the staging area, only inside forward()

@@ -1,11 +1,55 @@
-// Convolution (stride, padding, groups incl. depthwise, optional bias) through oneDNN's direct convolution.
+// Convolution (stride, padding, groups incl. depthwise, optional bias) through oneDNN.
 // Activations stay NHWC; weights are handed to oneDNN as format_tag::any so it picks its blocked JIT/brgemm
 // layout, with the master OHWI copy reordered into it (see WeightedLayer).
+// Where oneDNN also has Winograd (fp32 3x3 stride 1) the layer runs whichever of the two is faster for its
+// shape (CpuConvAlgo): Winograd works on oneDNN's blocked activation layout only, so that variant reorders its
+// input and output through the staging area around each primitive, and the timing that picks it includes
+// those reorders.
+#include <algorithm>
+#include <chrono>
+#include <cstring>
+#include <map>
+#include <mutex>
+
 #include "backend/cpu/cpu_layers.h"
 
 namespace mg::cpu {
 
 namespace {
+
+using Fwd = dnnl::convolution_forward;
+using BwdData = dnnl::convolution_backward_data;
+using BwdW = dnnl::convolution_backward_weights;
+
+struct ConvPds {
+  Fwd::primitive_desc fwd;
+  BwdData::primitive_desc bwd_data;
+  BwdW::primitive_desc bwd_w;
+};
+
+size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
+
+// The choice per shape is made once per process: replicas that are threads of one process then run the same
+// algorithm, and the second replica does not time while the first one trains.
+class ConvAlgoCache {
+ public:
+  template <typename Decide>
+  bool winograd(const std::string& key, Decide decide) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = choice_.find(key);
+    if (it == choice_.end()) it = choice_.emplace(key, decide()).first;
+    return it->second;
+  }
+
+ private:
+  std::mutex mu_;
+  std::map<std::string, bool> choice_;
+};
+
+ConvAlgoCache& conv_algo_cache() {
+  static ConvAlgoCache cache;
+  return cache;
+}
 
 class ConvLayer final : public WeightedLayer {
  public:
@@ -25,30 +69,217 @@ class ConvLayer final : public WeightedLayer {
       wstrides = {c.kh * c.kw * ig, 1, c.kw * ig, ig};
     }
     const memory::desc canonical(wdims, DT::f32, wstrides);
-    const DT adt = to_dnnl(dt_);
     const memory::desc src = act_desc(x, dt_), dst = act_desc(out_shape_, dt_);
+    const ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, src, dst, wdims, true);
+
+    ConvPds wino;
+    bool use_wino = false;
+    if (winograd_shape() && be.conv_algo() != CpuConvAlgo::Direct) {
+      const memory::desc src_any(src.dims(), src.data_type(), Tag::any), dst_any(dst.dims(), dst.data_type(), Tag::any);
+      // oneDNN has no Winograd for some shapes and ISAs; that is an answer (direct it is), not a failure.
+      try {
+        wino = make_pds(dnnl::algorithm::convolution_winograd, src_any, dst_any, wdims, false);
+        use_wino = one_layout(wino) && (be.conv_algo() == CpuConvAlgo::Winograd ||
+                   conv_algo_cache().winograd(problem_key(), [&] { return time_ms(wino, true) < time_ms(direct, false); }));
+      } catch (const dnnl::error& e) {
+        // Pinned, it must run what was asked for or say so.
+        if (be.conv_algo() == CpuConvAlgo::Winograd)
+          throw Error(where() + "oneDNN has no Winograd convolution for input " + x.str() + ": " + e.what());
+        use_wino = false;
+      }
+      if (!use_wino && be.conv_algo() == CpuConvAlgo::Winograd)
+        throw Error(where() + "oneDNN's Winograd convolution for input " + x.str() +
+                    " wants different layouts per pass, which this layer does not stage");
+    }
+    const ConvPds& p = use_wino ? wino : direct;
+    build(p.fwd, p.bwd_data, p.bwd_w, canonical, p.fwd.src_desc(), p.fwd.dst_desc(), c.bias ? o : 0);
+    if (use_wino) stage_activations(src, dst);
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
+    if (!blocked_) return WeightedLayer::forward(in, out, training);
+    check_bound();
+    check_io(in, out);
+    char* s = static_cast<char*>(be_.staging()) + act_offset_;
+    reorder(to_blk_x_, x_, in[0].data, x_blk_, s);
+    run_forward(s, s + y_offset_);
+    reorder(from_blk_y_, y_blk_, s + y_offset_, y_, out.data);
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout, const std::vector<Tensor>& din,
+                bool accumulate) override {
+    if (!blocked_) return WeightedLayer::backward(in, out, dout, din, accumulate);
+    check_bound();
+    check_io(in, out);
+    char* s = static_cast<char*>(be_.staging()) + act_offset_;
+    // Staged: the input (as in forward), the output gradient, the input gradient.
+    reorder(to_blk_x_, x_, in[0].data, x_blk_, s);
+    reorder(to_blk_y_, y_, dout.data, y_blk_, s + y_offset_);
+    char* dx = din[0].data ? s + dx_offset_ : nullptr;
+    run_backward(s, s + y_offset_, dx, accumulate);
+    if (dx) reorder(from_blk_x_, x_blk_, dx, x_, din[0].data);
+  }
+
+ private:
+  bool winograd_shape() const {
+    const ConvParams& c = desc_.conv;
+    return dt_ == DType::F32 && c.kh == 3 && c.kw == 3 && c.stride_h == 1 && c.stride_w == 1 && c.groups == 1;
+  }
+
+  ConvPds make_pds(dnnl::algorithm algo, const memory::desc& src, const memory::desc& dst, const memory::dims& wdims,
+                   bool checked) {
+    const ConvParams& c = desc_.conv;
+    const DT adt = to_dnnl(dt_);
     const memory::desc w_any(wdims, adt, Tag::any), dw_any(wdims, DT::f32, Tag::any);
-    const memory::desc bias_md = c.bias ? memory::desc({o}, DT::f32, Tag::a) : memory::desc();
+    const memory::desc bias_md = c.bias ? memory::desc({c.out_channels}, DT::f32, Tag::a) : memory::desc();
     const memory::dims strides{c.stride_h, c.stride_w}, pad{c.pad_h, c.pad_w};
     // oneDNN floors the output size like torch, so symmetric padding describes the same convolution.
     const memory::dims& pad_r = pad;
-    const auto algo = dnnl::algorithm::convolution_direct;
-
-    dnnl::convolution_forward::primitive_desc fwd;
-    dnnl::convolution_backward_data::primitive_desc bwd_data;
-    dnnl::convolution_backward_weights::primitive_desc bwd_w;
-    MG_CHECK_DNNL(fwd = dnnl::convolution_forward::primitive_desc(
-                      dnnl::convolution_forward::desc(dnnl::prop_kind::forward_training, algo, src, w_any, bias_md,
-                                                      dst, strides, pad, pad_r),
-                      attr(), be.engine()));
-    MG_CHECK_DNNL(bwd_data = dnnl::convolution_backward_data::primitive_desc(
-                      dnnl::convolution_backward_data::desc(algo, src, w_any, dst, strides, pad, pad_r), attr(),
-                      be.engine(), fwd));
-    MG_CHECK_DNNL(bwd_w = dnnl::convolution_backward_weights::primitive_desc(
-                      dnnl::convolution_backward_weights::desc(algo, src, dw_any, bias_md, dst, strides, pad, pad_r),
-                      attr(), be.engine(), fwd));
-    build(fwd, bwd_data, bwd_w, canonical, src, dst, c.bias ? o : 0);
+    auto create = [&] {
+      ConvPds p;
+      p.fwd = Fwd::primitive_desc(
+          Fwd::desc(dnnl::prop_kind::forward_training, algo, src, w_any, bias_md, dst, strides, pad, pad_r), attr(),
+          be_.engine());
+      p.bwd_data = BwdData::primitive_desc(BwdData::desc(algo, p.fwd.src_desc(), w_any, p.fwd.dst_desc(), strides, pad,
+                                                         pad_r),
+                                           attr(), be_.engine(), p.fwd);
+      p.bwd_w = BwdW::primitive_desc(BwdW::desc(algo, p.fwd.src_desc(), dw_any, bias_md, p.fwd.dst_desc(), strides, pad,
+                                                pad_r),
+                                     attr(), be_.engine(), p.fwd);
+      return p;
+    };
+    if (!checked) return create();
+    ConvPds p;
+    MG_CHECK_DNNL(p = create());
+    return p;
   }
+
+  // WeightedLayer runs all three passes over one source and one destination descriptor.
+  static bool one_layout(const ConvPds& p) {
+    return p.bwd_data.diff_src_desc() == p.fwd.src_desc() && p.bwd_data.diff_dst_desc() == p.fwd.dst_desc() &&
+           p.bwd_w.src_desc() == p.fwd.src_desc() && p.bwd_w.diff_dst_desc() == p.fwd.dst_desc();
+  }
+
+  std::string problem_key() const {
+    const Shape& x = in_shapes_[0];
+    const ConvParams& c = desc_.conv;
+    return x.str() + ">" + std::to_string(c.out_channels) + (c.bias ? "b" : "") + "|p" + std::to_string(c.pad_h) +
+           "x" + std::to_string(c.pad_w) + "|t" + std::to_string(be_.threads()) + (opt_.backward ? "|bwd" : "") +
+           (opt_.input_grad ? "|dx" : "");
+  }
+
+  // Milliseconds of one step's worth of this layer's passes with pds (best of two after a warm-up), with the
+  // activation reorders a blocked variant adds; on private zeroed memory, before the network exists.
+  double time_ms(const ConvPds& p, bool blocked) {
+    std::vector<dnnl::memory> keep;
+    auto zeroed = [&](const memory::desc& md) {
+      dnnl::memory m;
+      MG_CHECK_DNNL(m = dnnl::memory(md, be_.engine()));
+      std::memset(m.get_data_handle(), 0, md.get_size());
+      keep.push_back(m);
+      return m;
+    };
+    const memory::desc x_md = act_desc(in_shapes_[0], dt_), y_md = act_desc(out_shape_, dt_);
+    dnnl::memory x = zeroed(x_md), y = zeroed(y_md), dx = zeroed(x_md), dy = zeroed(y_md);
+    dnnl::memory xb = zeroed(p.fwd.src_desc()), yb = zeroed(p.fwd.dst_desc()), dxb = zeroed(p.bwd_data.diff_src_desc()),
+                 dyb = zeroed(p.bwd_data.diff_dst_desc());
+    dnnl::memory w = zeroed(p.fwd.weights_desc()), wd = zeroed(p.bwd_data.weights_desc()),
+                 dw = zeroed(p.bwd_w.diff_weights_desc());
+    size_t scratch = std::max({p.fwd.scratchpad_desc().get_size(), p.bwd_data.scratchpad_desc().get_size(),
+                               p.bwd_w.scratchpad_desc().get_size()});
+    dnnl::memory sp = zeroed(memory::desc({static_cast<memory::dim>(std::max<size_t>(scratch, 1))}, DT::u8, Tag::a));
+    const bool has_bias = desc_.conv.bias;
+    dnnl::memory b = has_bias ? zeroed(memory::desc({desc_.conv.out_channels}, DT::f32, Tag::a)) : dnnl::memory();
+    dnnl::memory db = has_bias ? zeroed(memory::desc({desc_.conv.out_channels}, DT::f32, Tag::a)) : dnnl::memory();
+    dnnl::primitive f, bd, bw, r_x, r_y, r_dy, r_dx;
+    MG_CHECK_DNNL(f = dnnl::primitive(p.fwd));
+    MG_CHECK_DNNL(bd = dnnl::primitive(p.bwd_data));
+    MG_CHECK_DNNL(bw = dnnl::primitive(p.bwd_w));
+    if (blocked) {
+      MG_CHECK_DNNL(r_x = dnnl::reorder(x, xb));
+      MG_CHECK_DNNL(r_y = dnnl::reorder(yb, y));
+      MG_CHECK_DNNL(r_dy = dnnl::reorder(dy, dyb));
+      MG_CHECK_DNNL(r_dx = dnnl::reorder(dxb, dx));
+    }
+    dnnl::stream& st = be_.dnnl_stream();
+    auto exec = [&](dnnl::primitive& prim, Args a) {
+      a.emplace(DNNL_ARG_SCRATCHPAD, sp);
+      MG_CHECK_DNNL(prim.execute(st, a));
+    };
+    auto reorder = [&](dnnl::primitive& r, dnnl::memory& from, dnnl::memory& to) {
+      MG_CHECK_DNNL(r.execute(st, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}));
+    };
+    dnnl::memory& xs = blocked ? xb : x;
+    dnnl::memory& ys = blocked ? yb : y;
+    dnnl::memory& dys = blocked ? dyb : dy;
+    dnnl::memory& dxs = blocked ? dxb : dx;
+    auto pass = [&] {
+      if (blocked) reorder(r_x, x, xb);
+      Args fa{{DNNL_ARG_SRC, xs}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, ys}};
+      if (has_bias) fa.emplace(DNNL_ARG_BIAS, b);
+      exec(f, fa);
+      if (blocked) reorder(r_y, yb, y);
+      if (!opt_.backward) return;
+      if (blocked) reorder(r_dy, dy, dyb);
+      if (opt_.input_grad) {
+        exec(bd, {{DNNL_ARG_DIFF_DST, dys}, {DNNL_ARG_WEIGHTS, wd}, {DNNL_ARG_DIFF_SRC, dxs}});
+        if (blocked) reorder(r_dx, dxb, dx);
+      }
+      if (blocked) reorder(r_x, x, xb);
+      Args wa{{DNNL_ARG_SRC, xs}, {DNNL_ARG_DIFF_DST, dys}, {DNNL_ARG_DIFF_WEIGHTS, dw}};
+      if (has_bias) wa.emplace(DNNL_ARG_DIFF_BIAS, db);
+      exec(bw, wa);
+    };
+    double best = 1e300;
+    for (int r = 0; r < 3; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      pass();
+      MG_CHECK_DNNL(st.wait());
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) best = std::min(best, ms);
+    }
+    return best;
+  }
+
+  // Blocked copies of the input, output (gradient) and input gradient sit in the staging area after the weight
+  // copies; the input gradient shares the input's size.
+  void stage_activations(const memory::desc& x_nhwc, const memory::desc& y_nhwc) {
+    blocked_ = true;
+    const memory::desc x_blk = src_.get_desc(), y_blk = dst_.get_desc();
+    x_blk_ = mem(x_blk);
+    y_blk_ = mem(y_blk);
+    x_ = mem(x_nhwc);
+    y_ = mem(y_nhwc);
+    to_blk_x_ = make_reorder(x_nhwc, x_blk);
+    to_blk_y_ = make_reorder(y_nhwc, y_blk);
+    from_blk_x_ = make_reorder(x_blk, x_nhwc);
+    from_blk_y_ = make_reorder(y_blk, y_nhwc);
+    allocate_scratch();
+    act_offset_ = round_up64(staging_bytes());
+    y_offset_ = round_up64(x_blk.get_size());
+    dx_offset_ = y_offset_ + round_up64(y_blk.get_size());
+    be_.reserve_staging(act_offset_ + dx_offset_ + x_blk.get_size());
+  }
+
+  dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to) {
+    dnnl::reorder::primitive_desc pd;
+    MG_CHECK_DNNL(pd = dnnl::reorder::primitive_desc(be_.engine(), from, be_.engine(), to, attr()));
+    need_scratch(pd.scratchpad_desc());
+    dnnl::reorder r;
+    MG_CHECK_DNNL(r = dnnl::reorder(pd));
+    return r;
+  }
+
+  void reorder(dnnl::reorder& r, dnnl::memory& from_m, const void* from, dnnl::memory& to_m, void* to) {
+    set(from_m, from);
+    set(to_m, to);
+    run(r, {{DNNL_ARG_FROM, from_m}, {DNNL_ARG_TO, to_m}});
+  }
+
+  bool blocked_ = false;  // Winograd: activations staged in oneDNN's blocked layout around each primitive
+  dnnl::memory x_, y_, x_blk_, y_blk_;  // NHWC views of the layer's tensors; blocked views of the staged copies
+  dnnl::reorder to_blk_x_, to_blk_y_, from_blk_x_, from_blk_y_;
+  size_t act_offset_ = 0, y_offset_ = 0, dx_offset_ = 0;  // staged copies: after the weights; y and dx after x
 };
 
 }  // namespace

@@ -41,7 +41,7 @@ void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::d
   } else {
     if (fwd_staged_) {
       wfwd_ = mem(fwd_md_);
-      be_.reserve_staging(fwd_md_.get_size());
+      staging_bytes_ = fwd_md_.get_size();
     } else {
       wfwd_buf_ = Buffer(be_, fwd_md_.get_size());
       wfwd_ = mem(fwd_md_, wfwd_buf_.get());
@@ -62,7 +62,8 @@ void WeightedLayer::setup_weights(const memory::desc& canonical, const memory::d
   diff_is_canonical_ = diff_ == canonical_;
   // Even a canonical-format gradient needs a staging buffer when accumulating (the primitive overwrites).
   dw_ = mem(diff_);
-  be_.reserve_staging(dw_offset_ + diff_.get_size());
+  staging_bytes_ = std::max(staging_bytes_, dw_offset_ + diff_.get_size());
+  be_.reserve_staging(staging_bytes_);
   from_diff_ = make_reorder(be_, diff_, canonical_, false, attr(), &sp);
   need_scratch(sp);
   from_diff_acc_ = make_reorder(be_, diff_, canonical_, true, attr(), &sp);
@@ -104,8 +105,19 @@ void WeightedLayer::finish_weight_grad(bool accumulate) {
 void WeightedLayer::forward(const std::vector<Tensor>& in, const Tensor& out, bool) {
   check_bound();
   check_io(in, out);
-  set(src_, in[0].data);
-  set(dst_, out.data);
+  run_forward(in[0].data, out.data);
+}
+
+void WeightedLayer::backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                             const std::vector<Tensor>& din, bool accumulate) {
+  check_bound();
+  check_io(in, out);
+  run_backward(in[0].data, dout.data, din[0].data, accumulate);
+}
+
+void WeightedLayer::run_forward(const void* x, void* y) {
+  set(src_, x);
+  set(dst_, y);
   Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_WEIGHTS, forward_weights()}, {DNNL_ARG_DST, dst_}};
   if (bias_count_) {
     set(bias_, params_[1]);
@@ -114,16 +126,13 @@ void WeightedLayer::forward(const std::vector<Tensor>& in, const Tensor& out, bo
   run(fwd_, std::move(a));
 }
 
-void WeightedLayer::backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
-                             const std::vector<Tensor>& din, bool accumulate) {
-  check_bound();
-  check_io(in, out);
-  set(dst_, dout.data);
-  if (din[0].data) {
-    set(src_, din[0].data);
+void WeightedLayer::run_backward(const void* x, const void* dy, void* dx, bool accumulate) {
+  set(dst_, dy);
+  if (dx) {
+    set(src_, dx);
     run(bwd_data_, {{DNNL_ARG_DIFF_SRC, src_}, {DNNL_ARG_WEIGHTS, backward_data_weights()}, {DNNL_ARG_DIFF_DST, dst_}});
   }
-  set(src_, in[0].data);
+  set(src_, x);
   Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_DIFF_DST, dst_}, {DNNL_ARG_DIFF_WEIGHTS, weight_grad_target(accumulate)}};
   if (bias_count_) {
     set(dbias_, accumulate ? dbias_buf_.get() : grads_[1]);
