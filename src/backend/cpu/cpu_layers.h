@@ -133,6 +133,8 @@ class WeightedLayer : public CpuLayer {
   // for a layer that moves its activations into those formats itself.
   void run_forward(const void* x, void* y);
   void run_backward(const void* x, const void* dy, void* dx, bool accumulate);
+  void run_backward_data(const void* dy, void* dx);
+  void run_backward_weights(const void* x, const void* dy, bool accumulate);
   // Bytes at the start of the replica's staging area the weight copies use inside one call; a layer may stage
   // more of its own after them.
   size_t staging_bytes() const { return staging_bytes_; }

@@ -127,11 +127,18 @@ void WeightedLayer::run_forward(const void* x, void* y) {
 }
 
 void WeightedLayer::run_backward(const void* x, const void* dy, void* dx, bool accumulate) {
+  if (dx) run_backward_data(dy, dx);
+  run_backward_weights(x, dy, accumulate);
+}
+
+void WeightedLayer::run_backward_data(const void* dy, void* dx) {
   set(dst_, dy);
-  if (dx) {
-    set(src_, dx);
-    run(bwd_data_, {{DNNL_ARG_DIFF_SRC, src_}, {DNNL_ARG_WEIGHTS, backward_data_weights()}, {DNNL_ARG_DIFF_DST, dst_}});
-  }
+  set(src_, dx);
+  run(bwd_data_, {{DNNL_ARG_DIFF_SRC, src_}, {DNNL_ARG_WEIGHTS, backward_data_weights()}, {DNNL_ARG_DIFF_DST, dst_}});
+}
+
+void WeightedLayer::run_backward_weights(const void* x, const void* dy, bool accumulate) {
+  set(dst_, dy);
   set(src_, x);
   Args a{{DNNL_ARG_SRC, src_}, {DNNL_ARG_DIFF_DST, dst_}, {DNNL_ARG_DIFF_WEIGHTS, weight_grad_target(accumulate)}};
   if (bias_count_) {
