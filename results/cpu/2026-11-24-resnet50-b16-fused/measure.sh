@@ -5,7 +5,7 @@
 #   TINY_DIR=tiny-5rounds TINY_ROUNDS=5 BEFORE=... AFTER=... .../measure.sh tiny
 # profile: the machine probe, then oneDNN's per-primitive breakdown of both binaries (scripts/onednn-breakdown.py);
 # tiny: the tiny model's 2-replica efficiency (local transport, as scripts/bench-local-comm.sh runs it),
-# before and after alternating for 3 rounds. The before/after throughput is before-after/run.sh; the PyTorch
+# before and after alternating for 3 rounds. The before/after throughput is scripts/bench-ab.sh; the PyTorch
 # comparison is scripts/bench-cpu-vs-torch.sh (README.md says how each was called).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
