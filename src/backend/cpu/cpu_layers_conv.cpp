@@ -35,6 +35,15 @@ size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
 // 7x7 for a 1.7 % shorter step, which is not worth 5 % more peak memory.
 constexpr size_t kWinogradScratchLimit = size_t{64} << 20;
 
+// The choice is timed on at most this many images: both algorithms' time grows in proportion to the batch, and
+// timing at a batch of hundreds would add tens of seconds (and gigabytes) to start-up.
+constexpr int64_t kTimingBatch = 8;
+
+Shape with_batch(Shape s, int64_t n) {
+  s.dims[0] = std::min(s.dims[0], n);
+  return s;
+}
+
 size_t scratch_bytes(const ConvPds& p) {
   return std::max({p.fwd.scratchpad_desc().get_size(), p.bwd_data.scratchpad_desc().get_size(),
                    p.bwd_w.scratchpad_desc().get_size()});
@@ -93,7 +102,7 @@ class ConvLayer final : public WeightedLayer {
         use_wino = one_layout(wino) &&
                    (be.conv_algo() == CpuConvAlgo::Winograd ||
                     (scratch_bytes(wino) <= kWinogradScratchLimit &&
-                     conv_algo_cache().winograd(problem_key(), [&] { return time_ms(wino, true) < time_ms(direct, false); })));
+                     conv_algo_cache().winograd(problem_key(), [&] { return winograd_is_faster(wdims); })));
       } catch (const dnnl::error& e) {
         // Pinned, it must run what was asked for or say so.
         if (be.conv_algo() == CpuConvAlgo::Winograd)
@@ -183,28 +192,36 @@ class ConvLayer final : public WeightedLayer {
            (opt_.input_grad ? "|dx" : "");
   }
 
-  // Milliseconds of one step's worth of this layer's passes with pds (best of two after a warm-up), with the
-  // activation reorders a blocked variant adds; on private zeroed memory, before the network exists.
-  double time_ms(const ConvPds& p, bool blocked) {
-    std::vector<dnnl::memory> keep;
+  bool winograd_is_faster(const memory::dims& wdims) {
+    const Shape x = with_batch(in_shapes_[0], kTimingBatch), y = with_batch(out_shape_, kTimingBatch);
+    const memory::desc xd = act_desc(x, dt_), yd = act_desc(y, dt_);
+    const memory::desc x_any(xd.dims(), xd.data_type(), Tag::any), y_any(yd.dims(), yd.data_type(), Tag::any);
+    const ConvPds wino = make_pds(dnnl::algorithm::convolution_winograd, x_any, y_any, wdims, false);
+    const ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, xd, yd, wdims, true);
+    return time_ms(wino, true, x, y) < time_ms(direct, false, x, y);
+  }
+
+  // Milliseconds of one step's worth of the layer's passes with pds (best of two after a warm-up), with the
+  // activation reorders a blocked variant adds; on zeroed memory of the backend's (so running out of it is the
+  // usual out-of-memory error), freed before the network is allocated. The values do not matter to the time,
+  // so each tensor and its gradient share storage.
+  double time_ms(const ConvPds& p, bool blocked, const Shape& x_shape, const Shape& y_shape) {
+    std::vector<Buffer> keep;
     auto zeroed = [&](const memory::desc& md) {
-      dnnl::memory m;
-      MG_CHECK_DNNL(m = dnnl::memory(md, be_.engine()));
-      std::memset(m.get_data_handle(), 0, md.get_size());
-      keep.push_back(m);
-      return m;
+      keep.emplace_back(be_, md.get_size());
+      std::memset(keep.back().get(), 0, md.get_size());
+      return mem(md, keep.back().get());
     };
-    const memory::desc x_md = act_desc(in_shapes_[0], dt_), y_md = act_desc(out_shape_, dt_);
-    dnnl::memory x = zeroed(x_md), y = zeroed(y_md), dx = zeroed(x_md), dy = zeroed(y_md);
-    dnnl::memory xb = zeroed(p.fwd.src_desc()), yb = zeroed(p.fwd.dst_desc()), dxb = zeroed(p.bwd_data.diff_src_desc()),
-                 dyb = zeroed(p.bwd_data.diff_dst_desc());
+    const memory::desc x_md = act_desc(x_shape, dt_), y_md = act_desc(y_shape, dt_);
+    dnnl::memory x = zeroed(x_md), y = zeroed(y_md), &dx = x, &dy = y;
+    dnnl::memory xb = zeroed(p.fwd.src_desc()), yb = zeroed(p.fwd.dst_desc()), &dxb = xb, &dyb = yb;
     dnnl::memory w = zeroed(p.fwd.weights_desc()), wd = zeroed(p.bwd_data.weights_desc()),
                  dw = zeroed(p.bwd_w.diff_weights_desc());
     dnnl::memory sp =
         zeroed(memory::desc({static_cast<memory::dim>(std::max<size_t>(scratch_bytes(p), 1))}, DT::u8, Tag::a));
     const bool has_bias = desc_.conv.bias;
-    dnnl::memory b = has_bias ? zeroed(memory::desc({desc_.conv.out_channels}, DT::f32, Tag::a)) : dnnl::memory();
-    dnnl::memory db = has_bias ? zeroed(memory::desc({desc_.conv.out_channels}, DT::f32, Tag::a)) : dnnl::memory();
+    const memory::desc bias_md({desc_.conv.out_channels}, DT::f32, Tag::a);
+    dnnl::memory b = has_bias ? zeroed(bias_md) : dnnl::memory(), db = has_bias ? zeroed(bias_md) : dnnl::memory();
     dnnl::primitive f, bd, bw, r_x, r_y, r_dy, r_dx;
     MG_CHECK_DNNL(f = dnnl::primitive(p.fwd));
     MG_CHECK_DNNL(bd = dnnl::primitive(p.bwd_data));
