@@ -339,4 +339,12 @@ void check_layer_inputs(const LayerDesc& l, size_t n) {
   if (n < lo || n > hi) throw UsageError(count_text(l, n));
 }
 
+std::vector<std::vector<int>> layer_readers(const ModelDesc& m) {
+  std::vector<std::vector<int>> readers(m.layers.size());
+  for (size_t i = 0; i < m.layers.size(); ++i) {
+    for (int j : m.layers[i].inputs) readers[j].push_back(static_cast<int>(i));
+  }
+  return readers;
+}
+
 }  // namespace mg

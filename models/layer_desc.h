@@ -87,6 +87,10 @@ struct ModelDesc {
   std::vector<LayerDesc> layers;
 };
 
+// Per layer, the layers that read its output, in order (a layer reading it twice is listed twice): the one
+// reader index the graph's fusion, in-place and buffer-sharing decisions share.
+std::vector<std::vector<int>> layer_readers(const ModelDesc& m);
+
 // Output shape of every layer for a batch and image size; throws UsageError when the image size is too small
 // for the network (a spatial dimension would reach zero).
 std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image_size);

@@ -18,10 +18,7 @@ namespace {
 std::vector<int> shared_add_grads(const ModelDesc& m, const std::vector<int>& producer,
                                   const std::vector<int>& last_use) {
   const int n = static_cast<int>(m.layers.size());
-  std::vector<std::vector<int>> readers(n);
-  for (int i = 1; i < n; ++i) {
-    for (int j : m.layers[i].inputs) readers[j].push_back(i);
-  }
+  const std::vector<std::vector<int>> readers = layer_readers(m);
   // Every consumer of x other than `add` runs its backward after layer `after`'s (lower index, later step).
   auto others_after = [&](int x, int add, int after) {
     for (int c : readers[x]) {
@@ -83,19 +80,16 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
   // layers' backward never reads their output, and ReLU's backward reads only its own: backend.h), so the
   // pair keeps one activation. inplace_of[i] = j: layer i's output is layer j's buffer.
   // A fused ReLU is its producer's output, with or without buffer reuse.
-  std::vector<int> readers(n, 0), inplace_of(fused);
-  for (int i = 1; i < n; ++i) {
-    for (int j : model.layers[i].inputs) ++readers[j];
-  }
+  const std::vector<std::vector<int>> readers = layer_readers(model);
+  std::vector<int> inplace_of(fused);
   if (reuse_buffers) {
     for (int i = 1; i < n; ++i) {
       const LayerDesc& l = model.layers[i];
       if (inplace_of[i] >= 0 || l.kind != LayerKind::Relu || l.inputs.size() != 1) continue;
       const int j = l.inputs[0];
       const LayerKind k = model.layers[j].kind;
-      if (j == 0 || readers[j] != 1 || !(k == LayerKind::Conv || k == LayerKind::BatchNorm || k == LayerKind::Add)) {
-        continue;
-      }
+      const bool backward_ignores_output = k == LayerKind::Conv || k == LayerKind::BatchNorm || k == LayerKind::Add;
+      if (j == 0 || readers[j].size() != 1 || !backward_ignores_output) continue;
       inplace_of[i] = inplace_of[j] >= 0 ? inplace_of[j] : j;
     }
   }
