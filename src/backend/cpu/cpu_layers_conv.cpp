@@ -104,7 +104,7 @@ class ConvLayer final : public WeightedLayer {
                     (scratch_bytes(wino) <= kWinogradScratchLimit &&
                      conv_algo_cache().winograd(problem_key(), [&] { return winograd_is_faster(wdims); })));
       } catch (const dnnl::error& e) {
-        // Pinned, it must run what was asked for or say so.
+        // Pinned, it must run what was asked for or say so. (Pinned, nothing is timed: this is about oneDNN.)
         if (be.conv_algo() == CpuConvAlgo::Winograd)
           throw Error(where() + "oneDNN has no Winograd convolution for input " + x.str() + ": " + e.what());
         use_wino = false;
@@ -202,15 +202,14 @@ class ConvLayer final : public WeightedLayer {
   }
 
   // Milliseconds of one step's worth of the layer's passes with pds (best of two after a warm-up), with the
-  // activation reorders a blocked variant adds; on zeroed memory of the backend's (so running out of it is the
-  // usual out-of-memory error), freed before the network is allocated. The values do not matter to the time,
-  // so each tensor and its gradient share storage.
+  // activation reorders a blocked variant adds; on zeroed memory of oneDNN's own, so that creating a layer
+  // leaves no trace in the backend's peak (memory it cannot get is a dnnl::error: the layer then runs direct).
+  // The values do not matter to the time, so each tensor and its gradient share storage.
   double time_ms(const ConvPds& p, bool blocked, const Shape& x_shape, const Shape& y_shape) {
-    std::vector<Buffer> keep;
     auto zeroed = [&](const memory::desc& md) {
-      keep.emplace_back(be_, md.get_size());
-      std::memset(keep.back().get(), 0, md.get_size());
-      return mem(md, keep.back().get());
+      dnnl::memory m(md, be_.engine());
+      std::memset(m.get_data_handle(), 0, md.get_size());
+      return m;
     };
     const memory::desc x_md = act_desc(x_shape, dt_), y_md = act_desc(y_shape, dt_);
     dnnl::memory x = zeroed(x_md), y = zeroed(y_md), &dx = x, &dy = y;
