@@ -28,6 +28,10 @@ struct Interconnect {
 //  ps (reduce to rank 0, then broadcast from it, every other rank talking to rank 0 directly): rank 0's link
 //   carries (n-1) buffers in and (n-1) out: 2(n-1) (latency + bytes / bw) on the slowest link on the way.
 //  none: 0.
-double allreduce_time(const Interconnect& ic, SyncStrategy s, double bytes, int n);
+// after_gap: issued onto an idle comm stream after compute. A ring within one node reads the link's gap curve
+// (LinkModel::gap_curve) where it has one; the other cases add what the gap costs on the measured link (the
+// larger of the two links' gap_extra_time): the cost of waking the threads that carry a collective is the
+// host's, whatever the path.
+double allreduce_time(const Interconnect& ic, SyncStrategy s, double bytes, int n, bool after_gap = false);
 
 }  // namespace mg

@@ -217,7 +217,8 @@ LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source
   int ranks = 0;
   // Mean of the in-place and out-of-place times per size (the gradient buckets are all-reduced in place, but
   // both are the same transfer and two measurements are steadier than one).
-  std::map<double, std::pair<double, int>> by_size;
+  std::map<double, std::pair<double, int>> by_size, gap_by_size;
+  const double gap_s = j.value("gap_s", 0.0);
   for (const auto& r : j["results"]) {
     if (!r.is_object() || r.value("op", "") != "allreduce") continue;
     const std::string t = r.value("transport", "");
@@ -228,6 +229,11 @@ LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source
     if (bytes > 0 && us > 0) {
       by_size[bytes].first += us * 1e-6;
       by_size[bytes].second += 1;
+    }
+    const double gap_us = r.value("gap_time_us", 0.0);
+    if (gap_s > 0 && bytes > 0 && gap_us > 0) {
+      gap_by_size[bytes].first += gap_us * 1e-6;
+      gap_by_size[bytes].second += 1;
     }
   }
   std::vector<std::pair<double, double>> curve;
@@ -264,20 +270,29 @@ LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source
   double ss = 0;
   for (const auto& [s, t] : curve) ss += std::pow((a + b * s - t) / t, 2);
   m.fit_rms_rel = std::sqrt(ss / curve.size());
+  for (const auto& [bytes, sum] : gap_by_size) m.gap_curve.emplace_back(bytes, sum.first / sum.second);
+  if (gap_s > 0 && m.gap_curve.size() != curve.size())
+    throw UsageError(source + ": measured with --gap " + fmt::format("{:g}", gap_s) + " but " +
+                     std::to_string(curve.size() - std::min(curve.size(), m.gap_curve.size())) +
+                     " size(s) lack gap_time_us");
+  m.gap_s = m.gap_curve.empty() ? 0 : gap_s;
   m.description = fmt::format(
       "measured by mgbench comm ({} ranks, transport {}, {} sizes {:.3g}..{:.3g} MB): fitted {:.4g} GB/s, {:.4g} us "
       "per step (rms residual {:.1f} %), curve interpolated",
       ranks, transport, curve.size(), curve.front().first / 1e6, curve.back().first / 1e6, m.bandwidth_Bps / 1e9,
       m.latency_s * 1e6, 100 * m.fit_rms_rel);
+  if (!m.gap_curve.empty())
+    m.description += fmt::format("; after a gap of {:g} s of compute (--gap): {} sizes, for all-reduces that start on "
+                                 "an idle comm stream",
+                                 m.gap_s, m.gap_curve.size());
   return m;
 }
 
 namespace {
 
-// Piecewise linear between measured sizes (time is affine in size between two sizes); beyond the ends, the fitted line from the end point.
-double curve_time(const LinkModel& m, double bytes) {
-  const auto& c = m.curve;
-  const double b = 2.0 * (m.curve_ranks - 1) / m.curve_ranks / m.bandwidth_Bps;
+// Piecewise linear between measured sizes (time is affine in size between two sizes); beyond the ends, the
+// fitted line (slope b, seconds per byte) from the end point.
+double curve_time(const std::vector<std::pair<double, double>>& c, double b, double bytes) {
   if (bytes <= c.front().first) return std::max(0.0, c.front().second - b * (c.front().first - bytes));
   if (bytes >= c.back().first) return c.back().second + b * (bytes - c.back().first);
   auto hi = std::lower_bound(c.begin(), c.end(), std::make_pair(bytes, 0.0));
@@ -288,14 +303,21 @@ double curve_time(const LinkModel& m, double bytes) {
 
 }  // namespace
 
-double ring_allreduce_time(const LinkModel& link, double bytes, int n) {
+double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool after_gap) {
   if (n <= 1 || bytes <= 0) return 0;
   const double lat = 2.0 * (n - 1) * link.latency_s;
   if (link.curve.empty()) return lat + 2.0 * (n - 1) / n * bytes / link.bandwidth_Bps;
   // The measured size whose bandwidth term equals this one's at n ranks, then swap the latency terms.
   const int n0 = link.curve_ranks;
   const double equiv = bytes * (2.0 * (n - 1) / n) / (2.0 * (n0 - 1) / n0);
-  return std::max(0.0, curve_time(link, equiv) - 2.0 * (n0 - 1) * link.latency_s) + lat;
+  const double b = 2.0 * (n0 - 1) / n0 / link.bandwidth_Bps;
+  const auto& c = after_gap && !link.gap_curve.empty() ? link.gap_curve : link.curve;
+  return std::max(0.0, curve_time(c, b, equiv) - 2.0 * (n0 - 1) * link.latency_s) + lat;
+}
+
+double gap_extra_time(const LinkModel& link, double bytes, int n) {
+  if (link.gap_curve.empty()) return 0;
+  return ring_allreduce_time(link, bytes, n, true) - ring_allreduce_time(link, bytes, n, false);
 }
 
 }  // namespace mg

@@ -21,6 +21,10 @@ struct LinkModel {
   std::vector<std::pair<double, double>> curve;
   int curve_ranks = 0;
   double fit_rms_rel = 0;    // root-mean-square relative residual of the fit over the curve
+  // From a `mgbench comm --gap` result: the same all-reduce timed one at a time after gap_s of busy work on the
+  // issuing thread (bytes, seconds), for an all-reduce that starts on an idle comm stream; empty otherwise.
+  std::vector<std::pair<double, double>> gap_curve;
+  double gap_s = 0;
 };
 
 struct LinkPreset {
@@ -45,6 +49,11 @@ LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source
 
 // Ring all-reduce of `bytes` over n ranks on this link alone: 2(n-1) latency terms + 2(n-1)/n * bytes / bw.
 // With a measured curve, the curve at the size whose bandwidth term matches, corrected for the latency terms.
-double ring_allreduce_time(const LinkModel& link, double bytes, int n);
+// after_gap: the all-reduce is issued onto an idle comm stream after compute (not queued behind another one);
+// the link's gap curve prices it where there is one, the back-to-back curve otherwise.
+double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool after_gap = false);
+// What issuing after a gap adds to the ring all-reduce on this link (gap curve minus back-to-back curve, as
+// measured: it may be negative where the two loops' noise says so); 0 without a gap curve.
+double gap_extra_time(const LinkModel& link, double bytes, int n);
 
 }  // namespace mg

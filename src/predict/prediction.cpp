@@ -15,7 +15,9 @@ nlohmann::json link_json(const LinkModel& l) {
           {"bandwidth_GBps", l.bandwidth_Bps / 1e9},
           {"latency_us", l.latency_s * 1e6},
           {"measured_curve_points", l.curve.size()},
-          {"fit_rms_rel", l.fit_rms_rel}};
+          {"fit_rms_rel", l.fit_rms_rel},
+          {"gap_s", l.gap_s},
+          {"gap_curve_points", l.gap_curve.size()}};
 }
 
 }  // namespace
@@ -87,12 +89,16 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
     // The straggler wait inside comm_exposed_s, per device count (docs/predict.md, item 6 of the model).
     nlohmann::json& waits = out.env.topology["prediction"]["interconnects"][li]["straggler_wait_s"];
     waits = nlohmann::json::object();
+    // How many of each step's all-reduces were priced as issued after a gap (schedule.h), per device count.
+    nlohmann::json& gapped = out.env.topology["prediction"]["interconnects"][li]["allreduces_after_gap"];
+    gapped = nlohmann::json::object();
     const int per_node = ic.gpus_per_node > 0 ? ic.gpus_per_node : 0;
     const StepPrediction one = simulate_step(p, req.step, ic, 1, 1);
     const double base_ips = static_cast<double>(p.batch_per_device * k) / one.breakdown.total;
     for (int n : req.gpus) {
       const StepPrediction s = simulate_step(p, req.step, ic, n, per_node > 0 ? std::min(n, per_node) : n);
       waits[std::to_string(n)] = s.straggler_s;
+      gapped[std::to_string(n)] = s.after_gap;
       DeviceCountResult d;
       d.devices = n;
       d.transport = ic.label();

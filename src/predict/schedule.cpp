@@ -68,10 +68,13 @@ StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const I
     // Without overlap the launches (and their casts) follow backward's end in bucket order.
     const double reached = (o.overlap ? std::min(planned[i].ready_s, bwd) : bwd) + cast_before;
     cast_before += out;
-    const double t = comm ? allreduce_time(ic, o.strategy, bytes, n) : 0.0;
+    // Idle comm stream at launch: the first bucket, or one launched after the previous all-reduce had ended.
+    const bool idle = i == order.front() || reached + out > comm_free;
+    const double t = comm ? allreduce_time(ic, o.strategy, bytes, n, idle) : 0.0;
     if (comm) {
       const double start = std::max(reached + out, comm_free);
       comm_free = ends[i] = start + t;
+      r.after_gap += idle ? 1 : 0;
     }
     r.buckets[i] = {static_cast<size_t>(bytes), t, planned[i].ready_s};
     r.comm_s += t;

@@ -11,6 +11,9 @@
 // fp32 -> wire cast runs when the bucket is launched (inside backward with overlap, so it delays the rest of
 // backward and the bucket's all-reduce starts after it; after backward without), and after backward the compute
 // stream waits for each bucket in bucket order and casts it back before the optimizer.
+// An all-reduce that starts on an idle comm stream (the step's first, or one whose bucket became ready after the
+// previous one had finished) is issued after compute, not queued behind another collective: it is priced
+// "after a gap" (allreduce_time's after_gap: a link measured with `mgbench comm --gap`), the rest back to back.
 #pragma once
 #include <cstddef>
 #include <vector>
@@ -53,6 +56,7 @@ struct StepPrediction {
   double cast_to_wire_s = 0;          // sum of the outgoing casts (in backward with overlap, else exposed)
   double cast_from_wire_s = 0;        // sum of the incoming casts (in the exposed part)
   size_t wire_bytes = 0;
+  int after_gap = 0;                  // all-reduces that started on an idle comm stream
 };
 
 // n devices with devices_per_node of them sharing one node's input pipeline.

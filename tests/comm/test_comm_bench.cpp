@@ -112,3 +112,24 @@ TEST_CASE("a comm sweep over 3 CPU replicas measures every size in and out of pl
     CHECK(rows.back().bytes == (op == CollectiveOp::AllReduce || op == CollectiveOp::Broadcast ? 65536u : 65532u));
   }
 }
+
+TEST_CASE("--gap times each collective alone after busy work, without the gap in its time") {
+  test::CpuWorld w = test::make_cpu_world(2, 20, "gapbench", "local");
+  CommBenchOptions opt;
+  opt.min_bytes = opt.max_bytes = 4096;
+  opt.warmup = 1;
+  opt.iters = 3;
+  opt.gap_s = 0.05;
+  const auto rows = run_comm_bench(w.cm(), w.be(), opt);
+  REQUIRE(rows.size() == 2);
+  for (const auto& r : rows) {
+    CHECK(r.wrong == 0);
+    CHECK(r.gap_iters == 3);
+    CHECK(r.gap_time_us > 0);
+    CHECK(r.gap_time_us < 0.5 * opt.gap_s * 1e6);  // a 4 KiB exchange between threads, not the 50 ms gap
+  }
+  opt.gap_s = 0;
+  for (const auto& r : run_comm_bench(w.cm(), w.be(), opt)) CHECK(r.gap_iters == 0);
+  opt.gap_s = -1;
+  CHECK_THROWS_AS(run_comm_bench(w.cm(), w.be(), opt), UsageError);
+}

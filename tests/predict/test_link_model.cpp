@@ -91,6 +91,36 @@ TEST_CASE("a mgbench comm curve: latency and bandwidth fitted, the curve interpo
   CHECK(ring_allreduce_time(m, 4e6, 1) == 0);
 }
 
+TEST_CASE("a comm result measured with --gap: all-reduces after a gap read the gap curve") {
+  const std::vector<double> sizes = {4096, 65536, 1048576, 16777216};
+  nlohmann::json j = comm_json(2, 50e-6, 1e9, sizes);
+  // Back to back: the plain ring; after the gap 2 ms more at every size.
+  j["gap_s"] = 0.01;
+  for (auto& r : j["results"]) r["gap_time_us"] = r["time_us"].get<double>() + 2000;
+  const LinkModel m = link_from_comm_json(j, "gap.json");
+  CHECK(m.gap_s == Approx(0.01));
+  CHECK(m.gap_curve.size() == sizes.size());
+  CHECK(m.description.find("after a gap of 0.01 s") != std::string::npos);
+  // The fit is the back-to-back curve's alone.
+  CHECK(m.latency_s == Approx(50e-6).epsilon(1e-6));
+  for (double s : {4096.0, 6344.0, 500000.0, 16777216.0, 3e7}) {
+    CHECK(ring_allreduce_time(m, s, 2) == Approx(2 * 50e-6 + s / 1e9).epsilon(1e-3));
+    CHECK(ring_allreduce_time(m, s, 2, true) == Approx(2 * 50e-6 + s / 1e9 + 0.002).epsilon(1e-3));
+    CHECK(gap_extra_time(m, s, 2) == Approx(0.002).epsilon(1e-3));
+  }
+  // At 8 ranks the measured extra is carried over with the curve.
+  CHECK(ring_allreduce_time(m, 4e6, 8, true) - ring_allreduce_time(m, 4e6, 8) == Approx(0.002).epsilon(1e-3));
+  // Without --gap there is no gap curve: after a gap costs what back to back does.
+  const LinkModel plain = link_from_comm_json(comm_json(2, 50e-6, 1e9, sizes), "plain.json");
+  CHECK(plain.gap_curve.empty());
+  CHECK(ring_allreduce_time(plain, 6344, 2, true) == ring_allreduce_time(plain, 6344, 2));
+  CHECK(gap_extra_time(plain, 6344, 2) == 0);
+  // A result that says --gap but lacks the figure for a size is refused, not half used.
+  j["results"][2].erase("gap_time_us");
+  j["results"][3].erase("gap_time_us");
+  CHECK_THROWS_AS(link_from_comm_json(j, "partial.json"), UsageError);
+}
+
 TEST_CASE("a comm result that cannot describe a link is refused") {
   CHECK_THROWS_AS(link_from_comm_json(nlohmann::json::object(), "x.json"), UsageError);
   CHECK_THROWS_AS(link_from_comm_json(comm_json(2, 1e-5, 1e9, {65536}), "one-size.json"), UsageError);

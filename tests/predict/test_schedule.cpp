@@ -161,6 +161,59 @@ TEST_CASE("synchronised steps wait for the slowest rank: the straggler wait is e
   CHECK(simulate_step(p, o, link(1e9, 0), 2, 2).straggler_s == Approx(0.05));
 }
 
+namespace {
+
+// A measured 2-rank link of 1 GB/s without latency whose all-reduces cost `extra` more when issued after a gap.
+Interconnect gap_link(double extra) {
+  Interconnect ic = link(1e9, 0);
+  for (double s : {1e3, 1e8}) {
+    ic.intra.curve.emplace_back(s, s / 1e9);
+    ic.intra.gap_curve.emplace_back(s, s / 1e9 + extra);
+  }
+  ic.intra.curve_ranks = 2;
+  ic.intra.gap_s = 0.01;
+  return ic;
+}
+
+}  // namespace
+
+TEST_CASE("an all-reduce that starts on an idle comm stream is priced after a gap, a queued one back to back") {
+  StepOptions o;
+  o.bucket_mb = 1;
+  const double extra = 0.005, t_big = 1048576 / 1e9, t_small = 1024 / 1e9;
+  // Overlap: buckets ready at 20, 60 and 100 ms, each all-reduce done long before the next is ready: all three
+  // start on an idle stream.
+  StepPrediction s = simulate_step(profile(), o, gap_link(extra), 2, 2);
+  CHECK(s.after_gap == 3);
+  CHECK(s.comm_s == Approx(2 * t_big + t_small + 3 * extra));
+  CHECK(s.breakdown.comm_exposed == Approx(t_small + extra));
+  // No overlap: the first starts after backward, the other two queue behind it.
+  o.overlap = false;
+  s = simulate_step(profile(), o, gap_link(extra), 2, 2);
+  CHECK(s.after_gap == 1);
+  CHECK(s.comm_s == Approx(2 * t_big + t_small + extra));
+  CHECK(s.breakdown.total == Approx(0.115 + 2 * t_big + t_small + extra));
+  // A link without a gap curve: the same schedule, nothing added.
+  const StepPrediction plain = simulate_step(profile(), o, gap_link(0), 2, 2);
+  CHECK(plain.comm_s == Approx(2 * t_big + t_small));
+  // Overlap with buckets that queue: an all-reduce still running when the next bucket is ready.
+  o.overlap = true;
+  s = simulate_step(profile(), o, gap_link(0.050), 2, 2);  // 20..71 ms, then the 60 ms bucket waits: queued
+  CHECK(s.after_gap == 2);  // the 100 ms bucket finds the stream idle again (60 ms bucket ends at ~72 ms)
+}
+
+TEST_CASE("after a gap, ps and the hierarchical ring add what the gap costs on the measured link") {
+  Interconnect ic = gap_link(0.004);
+  const double S = 1e6;
+  CHECK(allreduce_time(ic, SyncStrategy::Ps, S, 2, true) - allreduce_time(ic, SyncStrategy::Ps, S, 2) ==
+        Approx(0.004));
+  CHECK(allreduce_time(ic, SyncStrategy::None, S, 2, true) == 0);
+  ic.gpus_per_node = 2;
+  ic.inter = link(1e9, 1e-5).intra;
+  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 4, true) - allreduce_time(ic, SyncStrategy::Ring, S, 4) ==
+        Approx(0.004).epsilon(1e-6));
+}
+
 TEST_CASE("allreduce_time: ring in one node, NCCL's ring across nodes, and ps") {
   Interconnect ic = link(100e9, 2e-6);
   const double S = 1e8;

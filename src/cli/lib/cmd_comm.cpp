@@ -59,6 +59,11 @@ class CommCommand : public Command {
                    "seconds each size's timed loop lasts at least: small sizes get more than --iters iterations "
                    "(0: exactly --iters); the count used is in the JSON rows' iters")
         ->capture_default_str();
+    sub.add_option("--gap", gap_s_,
+                   "also time every size as a training step issues it: each collective alone, after SECONDS of busy "
+                   "work on the issuing thread (the rows' gap_time_us; mgbench predict prices an all-reduce that "
+                   "starts on an idle comm stream with it). 0: back to back only")
+        ->capture_default_str();
     sub.add_option("--dtype", dtype_, "fp32, fp16 or bf16")->capture_default_str();
     sub.add_option("--root", root_, "broadcast root rank")->capture_default_str();
     sub.add_option("--transport", transport_,
@@ -90,6 +95,8 @@ class CommCommand : public Command {
     bench.warmup = warmup_;
     bench.iters = iters_;
     bench.min_time_s = min_time_s_;
+    if (!(gap_s_ >= 0) || !std::isfinite(gap_s_)) throw UsageError("--gap must be a number of seconds >= 0");
+    bench.gap_s = gap_s_;
     bench.root = root_;
 
     const DeviceKind kind = device_kind_option(device_);
@@ -204,9 +211,9 @@ class CommCommand : public Command {
   // Processes launched with different options would time different things or deadlock: compare them.
   std::string fingerprint(DeviceKind kind, int local) const {
     return fmt::format("op={}\nminbytes={}\nmaxbytes={}\nstepfactor={}\nwarmup={}\niters={}\ndtype={}\nroot={}\n"
-                       "transport={}\ndevice={}\nreplicas-per-process={}\nallreduce={}\nmin-time={}",
+                       "transport={}\ndevice={}\nreplicas-per-process={}\nallreduce={}\nmin-time={}\ngap={}",
                        op_, min_, max_, factor_, warmup_, iters_, dtype_, root_, transport_, device_kind_name(kind),
-                       local, strategy_, min_time_s_);
+                       local, strategy_, min_time_s_, gap_s_);
   }
 
   void print_table(const std::vector<CommBenchRow>& rows, const std::string& transport, DeviceKind kind, int ranks,
@@ -231,7 +238,18 @@ class CommCommand : public Command {
       bus_sum += o.busbw_GBps + p.busbw_GBps;
       bus_n += 2;
     }
-    std::printf("# Avg bus bandwidth    : %.4f GB/s\n\n", bus_n ? bus_sum / bus_n : 0.0);
+    std::printf("# Avg bus bandwidth    : %.4f GB/s\n", bus_n ? bus_sum / bus_n : 0.0);
+    if (gap_s_ > 0) {
+      // The same sizes, each collective alone after --gap seconds of busy work, as a training step issues it.
+      std::printf("# after a gap of %g s of busy work, one collective at a time:\n", gap_s_);
+      std::printf("#%12s %12s %9s %7s %9s %7s\n", "size", "count", "oop time", "iters", "ip time", "iters");
+      std::printf("#%12s %12s %9s %7s %9s %7s\n", "(B)", "(elements)", "(us)", "", "(us)", "");
+      for (size_t i = 0; i + 1 < rows.size(); i += 2) {
+        std::printf(" %12zu %12zu %9.1f %7d %9.1f %7d\n", rows[i].bytes, rows[i].count, rows[i].gap_time_us,
+                    rows[i].gap_iters, rows[i + 1].gap_time_us, rows[i + 1].gap_iters);
+      }
+    }
+    std::printf("\n");
     std::fflush(stdout);
   }
 
@@ -246,6 +264,7 @@ class CommCommand : public Command {
     j["warmup"] = warmup_;
     j["iters"] = iters_;
     j["min_time_s"] = min_time_s_;
+    j["gap_s"] = gap_s_;
     // The same capture as a training result (train/environment.h), under this file's own key names.
     const Environment e = capture_environment(own_command_line(), launch, local);
     nlohmann::json env;
@@ -271,7 +290,7 @@ class CommCommand : public Command {
     j["environment"] = env;
     nlohmann::json res = nlohmann::json::array();
     for (const auto& r : rows) {
-      res.push_back({{"op", r.op},
+      nlohmann::json row = {{"op", r.op},
                      {"dtype", r.dtype},
                      {"bytes", r.bytes},
                      {"count", r.count},
@@ -283,7 +302,12 @@ class CommCommand : public Command {
                      {"wrong", r.wrong},
                      {"transport", r.transport},
                      {"library", r.library},
-                     {"devices", r.devices}});
+                     {"devices", r.devices}};
+      if (gap_s_ > 0) {
+        row["gap_time_us"] = r.gap_time_us;
+        row["gap_iters"] = r.gap_iters;
+      }
+      res.push_back(row);
     }
     j["results"] = res;
     return j;
@@ -300,6 +324,7 @@ class CommCommand : public Command {
   int warmup_ = 5;
   int iters_ = 20;
   double min_time_s_ = 0;
+  double gap_s_ = 0;
   std::string dtype_ = "fp32";
   int root_ = 0;
   std::string transport_;

@@ -1,6 +1,7 @@
 #include "comm/bench/comm_bench.h"
 
 #include <algorithm>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <exception>
@@ -162,7 +163,7 @@ class RankBench {
     bytes_ = elems * dtype_size(opt.dtype);
     a_ = be.device_alloc(bytes_);
     b_ = be.device_alloc(bytes_);
-    stats_ = static_cast<float*>(be.device_alloc(2 * sizeof(float)));
+    stats_ = static_cast<float*>(be.device_alloc(3 * sizeof(float)));
     send_host_.resize(bytes_);
     recv_host_.resize(bytes_);
   }
@@ -197,6 +198,20 @@ class RankBench {
       seconds = timed_loop(send, recv, count, iters);
     }
 
+    double gap_seconds = 0;
+    int gap_iters = 0;
+    if (opt_.gap_s > 0) {
+      gap_iters = opt_.iters;
+      comm_.barrier();
+      gap_seconds = gapped_loop(send, recv, count, gap_iters);
+      // --min-time counts the gaps too: a loop of gap + collective per iteration lasts at least min_time_s.
+      for (int more; opt_.min_time_s > 0 && (more = iters_for_min_time(gap_seconds + opt_.gap_s, gap_iters)) > gap_iters;) {
+        gap_iters = more;
+        comm_.barrier();
+        gap_seconds = gapped_loop(send, recv, count, gap_iters);
+      }
+    }
+
     // The timed loop fed results back as inputs; check one fresh run instead.
     upload(count, in_place);
     enqueue(send, recv, count);
@@ -206,10 +221,11 @@ class RankBench {
     const int64_t wrong = count_wrong(opt_.op, recv_host_.data(), count, opt_.dtype, rank_, n_, opt_.root);
 
     // Combine over the world with the communicator under test: mean time, total wrong elements.
-    float local[2] = {static_cast<float>(seconds * 1e6), static_cast<float>(wrong)};
+    float local[3] = {static_cast<float>(seconds * 1e6), static_cast<float>(wrong),
+                      static_cast<float>(gap_seconds * 1e6)};
     be_.copy_h2d(stats_, local, sizeof(local), StreamKind::Comm);
-    comm_.collective(CollectiveOp::AllReduce, stats_, stats_, 2, DType::F32, 0, StreamKind::Comm);
-    float world[2] = {0, 0};
+    comm_.collective(CollectiveOp::AllReduce, stats_, stats_, 3, DType::F32, 0, StreamKind::Comm);
+    float world[3] = {0, 0, 0};
     be_.copy_d2h(world, stats_, sizeof(world), StreamKind::Comm);
     be_.synchronize(StreamKind::Comm);
 
@@ -221,6 +237,8 @@ class RankBench {
     row.in_place = in_place;
     row.time_us = world[0] / n_;
     row.iters = iters;
+    row.gap_time_us = world[2] / n_;
+    row.gap_iters = gap_iters;
     row.algbw_GBps = row.time_us > 0 ? row.bytes / (row.time_us * 1e3) : 0;
     row.busbw_GBps = row.algbw_GBps * bus_factor(opt_.op, n_);
     row.wrong = static_cast<int64_t>(std::llround(world[1]));
@@ -248,6 +266,28 @@ class RankBench {
     be_.record(*end, StreamKind::Comm);
     be_.synchronize(*end);
     return iters > 0 ? be_.elapsed_seconds(*start, *end) / iters : 0.0;
+  }
+
+  // Mean seconds of one collective issued after opt_.gap_s of busy work on this thread, each between its own
+  // two Comm-stream events (the start event completes when the comm stream reaches the collective, as the
+  // trainer's bucket start does), the host waiting for each before the next gap begins.
+  double gapped_loop(const void* send, void* recv, size_t count, int iters) {
+    auto start = be_.create_event(), end = be_.create_event();
+    const auto gap = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
+        std::chrono::duration<double>(opt_.gap_s));
+    double total = 0;
+    for (int i = 0; i < iters; ++i) {
+      const auto until = std::chrono::steady_clock::now() + gap;
+      // Spinning, not sleeping: the compute it stands for keeps this core busy.
+      while (std::chrono::steady_clock::now() < until) {
+      }
+      be_.record(*start, StreamKind::Comm);
+      enqueue(send, recv, count);
+      be_.record(*end, StreamKind::Comm);
+      be_.synchronize(*end);
+      total += be_.elapsed_seconds(*start, *end);
+    }
+    return iters > 0 ? total / iters : 0.0;
   }
 
   // The iteration count that makes the timed loop last opt_.min_time_s, from rank 0's first loop (mean seconds
@@ -298,6 +338,7 @@ std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms
   if (comms.empty() || comms.size() != backends.size()) throw Error("comm bench: one backend per communicator");
   if (opt.warmup < 0) throw UsageError("--warmup must be >= 0");
   if (opt.iters < 1) throw UsageError("--iters must be >= 1");
+  if (!(opt.gap_s >= 0) || !std::isfinite(opt.gap_s)) throw UsageError("--gap must be a number of seconds >= 0");
   const int n = comms[0]->size();
   if ((opt.op == CollectiveOp::Broadcast || opt.op == CollectiveOp::Reduce) && (opt.root < 0 || opt.root >= n)) {
     throw UsageError("--root " + std::to_string(opt.root) + " is outside the world of " + std::to_string(n) + " ranks");

@@ -26,6 +26,13 @@ struct CommBenchOptions {
   // warm-up. Small messages, whose single iteration is a few microseconds of noise, get thousands of
   // iterations; large ones keep `iters`.
   double min_time_s = 0;
+  // Seconds of busy work before each collective of a second, "after a gap" timing of every size (0: none). A
+  // training step does not issue its all-reduce back to back with the previous one: it computes first, and the
+  // threads that carry the collective (the comm stream's, the library's) have slept meanwhile, on cores the
+  // compute kept busy. The issuing thread spins for gap_s (as the CPU backend's inline compute stream does),
+  // then issues one collective and waits for it; each such collective is timed alone. Every rank spins the
+  // same time after the previous collective ended, so they arrive nearly together.
+  double gap_s = 0;
   DType dtype = DType::F32;
   int root = 0;           // broadcast, reduce
   bool ps = false;        // allreduce as the parameter server does it: reduce to rank 0, then broadcast
@@ -44,6 +51,8 @@ struct CommBenchRow {
   bool in_place = false;
   double time_us = 0;
   int iters = 0;  // timed iterations behind time_us
+  double gap_time_us = 0;  // with gap_s > 0: mean time of one collective issued after the gap
+  int gap_iters = 0;       // collectives behind gap_time_us
   double algbw_GBps = 0;
   double busbw_GBps = 0;
   int64_t wrong = 0;
