@@ -10,15 +10,26 @@
 # share this VM's cores), then the two-rank run across the link, then the predictions from the comm curve and
 # from the tc numbers alone ("spec": bw=RATE,lat=DELAY). Needs root (ip netns, tc, /dev/net/tun) and g++ (builds
 # netwire into a temporary directory unless NETWIRE names a binary).
-#   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [full|fast|quick|repredict]
-# full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (14 min on the idle 2-core VM). fast: 300 Mbit/s x 0, 2 ms
-# x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case (what tests/cli/predict_netns.sh runs). repredict:
-# only the predictions again, from OUTDIR's raw profiles, comm curves and measurements (no namespaces, no root).
+#   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [full|fast|quick|repredict] [RATE...]
+# full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (~30 min on the idle 2-core VM); RATEs (Mbit/s, of 100 300
+# 1000) run only those links, replacing their cases in OUTDIR/cases.tsv and keeping the others, so a full run
+# can be taken in pieces. fast: 300 Mbit/s x 0, 2 ms x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case
+# (what tests/cli/predict_netns.sh runs). repredict: only the predictions again, from OUTDIR's raw profiles,
+# comm curves and measurements (no namespaces, no root).
+# The comm curves are measured back to back and, with --gap, one collective at a time after 10 ms of busy work
+# on the issuing thread, as a training step issues its all-reduce after compute (docs/predict.md): 10 ms is
+# shorter than either model's forward + backward here (13 and 65 ms), one value for every link and case.
 set -u
 : "${MGBENCH:?MGBENCH must point at the mgbench binary}"
-out=${1:?usage: validate_netns.sh OUTDIR [full|fast|quick|repredict]}
+out=${1:?usage: validate_netns.sh OUTDIR [full|fast|quick|repredict] [RATE...]}
 mode=${2:-full}
 case $mode in full | fast | quick | repredict) ;; *) echo "validate_netns.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+shift $(($# < 2 ? $# : 2))
+rates=("$@")
+for r in "${rates[@]}"; do
+  case $r in 100 | 300 | 1000) ;; *) echo "validate_netns.sh: rate '$r' is not one of 100 300 1000" >&2; exit 2 ;; esac
+done
+[ ${#rates[@]} -eq 0 ] || [ "$mode" = full ] || { echo "validate_netns.sh: RATEs apply to full" >&2; exit 2; }
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cases="$out/cases.tsv"
 
@@ -42,7 +53,12 @@ fi
 
 NETNS_LINK=none source "$here/tests/cli/netns.bash"
 mkdir -p "$out/raw"
-: >"$cases"
+if [ ${#rates[@]} -eq 0 ]; then
+  : >"$cases"
+else  # a piece of a full run: drop these links' earlier cases, keep the others
+  touch "$cases"
+  for r in "${rates[@]}"; do grep -v "^r${r}d" "$cases" >"$cases.tmp"; mv "$cases.tmp" "$cases"; done
+fi
 port=29900
 wire_pid=
 stop_wire() {  # the TAP devices go with the process; its counters go to raw/<link>_wire.txt
@@ -135,11 +151,13 @@ run_case() {  # run_case LINKTAG RATE DELAY MODEL BUCKET OVERLAP DTYPE
 link() {  # link TAG RATE DELAY_MS CASES...: the link, its comm curves, the cases ("model:bucket:overlap:dtype")
   local tag=$1 rate=$2 delay=$3; shift 3
   wire_up "$tag" "$rate" "$delay"
-  local dtypes=(fp32 bf16) largest=16M
-  [ "$mode" = quick ] && dtypes=(fp32) largest=4M  # quick uses 1 MiB fp32 buckets only
+  # 2 KiB .. 32 MiB: every bucket of the cases lies between two measured sizes (tiny's 3-6 KB, 1 MiB, the 25 MiB
+  # plan's 18.5 and 26.2 MB), none beyond the curve.
+  local dtypes=(fp32 bf16) smallest=2K largest=32M
+  [ "$mode" = quick ] && dtypes=(fp32) smallest=4K largest=4M  # quick uses 1 MiB fp32 buckets only
   for dt in "${dtypes[@]}"; do
-    pair "$out/raw/${tag}_comm_${dt}.json" comm --device cpu --op allreduce -b 4K -e "$largest" -f 4 --warmup 2 \
-      --iters 8 --min-time 0.5 --dtype "$dt" --comm-timeout 300
+    pair "$out/raw/${tag}_comm_${dt}.json" comm --device cpu --op allreduce -b "$smallest" -e "$largest" -f 4 \
+      --warmup 2 --iters 8 --min-time 1 --gap 0.01 --dtype "$dt" --comm-timeout 300
   done
   for c in "$@"; do
     IFS=: read -r m b o d <<<"$c"
@@ -160,7 +178,8 @@ case $mode in
     done
     ;;
   full)
-    for r in 100 300 1000; do
+    [ ${#rates[@]} -gt 0 ] || rates=(100 300 1000)
+    for r in "${rates[@]}"; do
       for d in 0 2; do link "r${r}d$d" "${r}mbit" "$d" "${full[@]}"; done
     done
     ;;

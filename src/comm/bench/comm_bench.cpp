@@ -268,11 +268,13 @@ class RankBench {
     return iters > 0 ? be_.elapsed_seconds(*start, *end) / iters : 0.0;
   }
 
-  // Mean seconds of one collective issued after opt_.gap_s of busy work on this thread, each between its own
-  // two Comm-stream events (the start event completes when the comm stream reaches the collective, as the
-  // trainer's bucket start does), the host waiting for each before the next gap begins.
+  // Mean seconds one collective issued after opt_.gap_s of busy work costs the compute stream, launched and
+  // awaited as the trainer launches a gradient bucket (train/grad_sync.cpp): an event on the compute stream, the
+  // comm stream waits for it, the collective, the compute stream waits for its end. Each is timed from the
+  // compute stream's launch event to its event after the wait, so waking the comm stream's thread (and, on the
+  // CPU backend, the issuing thread after the wait) is in the figure, as it is in a training step's wait.
   double gapped_loop(const void* send, void* recv, size_t count, int iters) {
-    auto start = be_.create_event(), end = be_.create_event();
+    auto launch = be_.create_event(), end = be_.create_event(), resumed = be_.create_event();
     const auto gap = std::chrono::duration_cast<std::chrono::steady_clock::duration>(
         std::chrono::duration<double>(opt_.gap_s));
     double total = 0;
@@ -281,11 +283,14 @@ class RankBench {
       // Spinning, not sleeping: the compute it stands for keeps this core busy.
       while (std::chrono::steady_clock::now() < until) {
       }
-      be_.record(*start, StreamKind::Comm);
+      be_.record(*launch, StreamKind::Compute);
+      be_.stream_wait(StreamKind::Comm, *launch);
       enqueue(send, recv, count);
       be_.record(*end, StreamKind::Comm);
-      be_.synchronize(*end);
-      total += be_.elapsed_seconds(*start, *end);
+      be_.stream_wait(StreamKind::Compute, *end);
+      be_.record(*resumed, StreamKind::Compute);
+      be_.synchronize(*resumed);
+      total += be_.elapsed_seconds(*launch, *resumed);
     }
     return iters > 0 ? total / iters : 0.0;
   }

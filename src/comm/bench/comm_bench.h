@@ -30,8 +30,10 @@ struct CommBenchOptions {
   // training step does not issue its all-reduce back to back with the previous one: it computes first, and the
   // threads that carry the collective (the comm stream's, the library's) have slept meanwhile, on cores the
   // compute kept busy. The issuing thread spins for gap_s (as the CPU backend's inline compute stream does),
-  // then issues one collective and waits for it; each such collective is timed alone. Every rank spins the
-  // same time after the previous collective ended, so they arrive nearly together.
+  // then launches one collective as the trainer launches a bucket and waits for it on the compute stream; each
+  // is timed alone, from the compute stream's launch event to its event after the wait. Every rank spins the
+  // same time after the previous collective ended, so they arrive nearly together (the skew of real ranks'
+  // compute is predict's straggler term, not this figure).
   double gap_s = 0;
   DType dtype = DType::F32;
   int root = 0;           // broadcast, reduce
@@ -51,7 +53,7 @@ struct CommBenchRow {
   bool in_place = false;
   double time_us = 0;
   int iters = 0;  // timed iterations behind time_us
-  double gap_time_us = 0;  // with gap_s > 0: mean time of one collective issued after the gap
+  double gap_time_us = 0;  // with gap_s > 0: mean compute-stream time of one collective issued after the gap
   int gap_iters = 0;       // collectives behind gap_time_us
   double algbw_GBps = 0;
   double busbw_GBps = 0;
