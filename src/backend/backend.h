@@ -150,6 +150,8 @@ bool cuda_built();
 // at set-up as the CUDA backend lets cudnnFind choose; or pinned (Winograd: on every such layer, an error where
 // oneDNN cannot; direct elsewhere), for the check and for comparisons that want one.
 enum class CpuConvAlgo { Fastest, Direct, Winograd };
+// Whether oneDNN offers Winograd on this CPU at all (AVX-512 in oneDNN 2.6), so pinning to it can work.
+bool cpu_has_winograd();
 
 struct BackendOptions {
   int threads = 0;  // CPU: worker threads for oneDNN in this replica (0 = all cores)

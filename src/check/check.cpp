@@ -51,8 +51,10 @@ CheckReport run_check(const CheckRequest& req) {
       rep.rows.push_back(check_layer(*dut, cpu_ref.get(), c, p));
     }
   // Training on the CPU may run a convolution as Winograd where timing at set-up finds it faster; the cases
-  // above ran whichever won on their small shapes, so the fp32 3x3 stride-1 ones run again pinned to it.
-  if (req.device == DeviceKind::Cpu && std::count(precisions.begin(), precisions.end(), Precision::FP32)) {
+  // above ran whichever won on their small shapes, so the fp32 3x3 stride-1 ones run again pinned to it (where
+  // oneDNN has it on this CPU).
+  if (req.device == DeviceKind::Cpu && cpu_has_winograd() &&
+      std::count(precisions.begin(), precisions.end(), Precision::FP32)) {
     BackendOptions wopt = opt;
     wopt.cpu_conv_algo = CpuConvAlgo::Winograd;
     std::unique_ptr<Backend> wino = make_backend(req.device, req.ordinal, wopt);

@@ -99,19 +99,15 @@ class ConvLayer final : public WeightedLayer {
       // oneDNN has no Winograd for some shapes and ISAs; that is an answer (direct it is), not a failure.
       try {
         wino = make_pds(dnnl::algorithm::convolution_winograd, src_any, dst_any, wdims, false);
-        use_wino = one_layout(wino) &&
-                   (be.conv_algo() == CpuConvAlgo::Winograd ||
-                    (scratch_bytes(wino) <= kWinogradScratchLimit &&
-                     conv_algo_cache().winograd(problem_key(), [&] { return winograd_is_faster(wdims); })));
+        use_wino = be.conv_algo() == CpuConvAlgo::Winograd ||
+                   (scratch_bytes(wino) <= kWinogradScratchLimit &&
+                    conv_algo_cache().winograd(problem_key(), [&] { return winograd_is_faster(wdims); }));
       } catch (const dnnl::error& e) {
-        // Pinned, it must run what was asked for or say so. (Pinned, nothing is timed: this is about oneDNN.)
+        // Pinned, it must run what was asked for or say so (cpu_has_winograd tells callers beforehand).
         if (be.conv_algo() == CpuConvAlgo::Winograd)
           throw Error(where() + "oneDNN has no Winograd convolution for input " + x.str() + ": " + e.what());
         use_wino = false;
       }
-      if (!use_wino && be.conv_algo() == CpuConvAlgo::Winograd)
-        throw Error(where() + "oneDNN's Winograd convolution for input " + x.str() +
-                    " wants different layouts per pass, which this layer does not stage");
     }
     const ConvPds& p = use_wino ? wino : direct;
     build(p.fwd, p.bwd_data, p.bwd_w, canonical, p.fwd.src_desc(), p.fwd.dst_desc(), c.bias ? o : 0);
@@ -178,12 +174,6 @@ class ConvLayer final : public WeightedLayer {
     return p;
   }
 
-  // WeightedLayer runs all three passes over one source and one destination descriptor.
-  static bool one_layout(const ConvPds& p) {
-    return p.bwd_data.diff_src_desc() == p.fwd.src_desc() && p.bwd_data.diff_dst_desc() == p.fwd.dst_desc() &&
-           p.bwd_w.src_desc() == p.fwd.src_desc() && p.bwd_w.diff_dst_desc() == p.fwd.dst_desc();
-  }
-
   std::string problem_key() const {
     const Shape& x = in_shapes_[0];
     const ConvParams& c = desc_.conv;
@@ -192,7 +182,17 @@ class ConvLayer final : public WeightedLayer {
            (opt_.input_grad ? "|dx" : "");
   }
 
+  // Direct as well when timing fails (the direct primitives were created already, so they can run).
   bool winograd_is_faster(const memory::dims& wdims) {
+    try {
+      return time_both(wdims);
+    } catch (const std::exception&) {
+      return false;
+    }
+  }
+
+  bool time_both(const memory::dims& wdims) {
+    be_.attach_thread();  // the replica's thread count, which the choice is cached under
     const Shape x = with_batch(in_shapes_[0], kTimingBatch), y = with_batch(out_shape_, kTimingBatch);
     const memory::desc xd = act_desc(x, dt_), yd = act_desc(y, dt_);
     const memory::desc x_any(xd.dims(), xd.data_type(), Tag::any), y_any(yd.dims(), yd.data_type(), Tag::any);
@@ -203,7 +203,7 @@ class ConvLayer final : public WeightedLayer {
 
   // Milliseconds of one step's worth of the layer's passes with pds (best of two after a warm-up), with the
   // activation reorders a blocked variant adds; on zeroed memory of oneDNN's own, so that creating a layer
-  // leaves no trace in the backend's peak (memory it cannot get is a dnnl::error: the layer then runs direct).
+  // leaves no trace in the backend's peak.
   // The values do not matter to the time, so each tensor and its gradient share storage.
   double time_ms(const ConvPds& p, bool blocked, const Shape& x_shape, const Shape& y_shape) {
     auto zeroed = [&](const memory::desc& md) {
@@ -316,3 +316,28 @@ class ConvLayer final : public WeightedLayer {
 LayerRows<CpuBackend> conv_layers() { return {layer_row<ConvLayer, CpuBackend>(LayerKind::Conv)}; }
 
 }  // namespace mg::cpu
+
+namespace mg {
+
+bool cpu_has_winograd() {
+  // oneDNN 2.6 has fp32 Winograd only for some ISAs (AVX-512); asking for one small convolution is the answer
+  // that follows the library and ONEDNN_MAX_CPU_ISA rather than a list of ISAs kept here.
+  static const bool has = [] {
+    using namespace dnnl;
+    try {
+      const engine eng(engine::kind::cpu, 0);
+      const memory::desc x({1, 16, 8, 8}, memory::data_type::f32, memory::format_tag::any);
+      const memory::desc w({16, 16, 3, 3}, memory::data_type::f32, memory::format_tag::any);
+      convolution_forward::primitive_desc(
+          convolution_forward::desc(prop_kind::forward_training, algorithm::convolution_winograd, x, w, x, {1, 1},
+                                    {1, 1}, {1, 1}),
+          eng);
+      return true;
+    } catch (const dnnl::error&) {
+      return false;
+    }
+  }();
+  return has;
+}
+
+}  // namespace mg
