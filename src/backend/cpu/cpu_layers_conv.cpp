@@ -11,6 +11,8 @@
 #include <map>
 #include <mutex>
 
+#include <omp.h>
+
 #include "backend/cpu/cpu_layers.h"
 
 namespace mg::cpu {
@@ -174,12 +176,14 @@ class ConvLayer final : public WeightedLayer {
     return p;
   }
 
+  // The thread count is the one the timing runs at (this thread's OpenMP setting, which the trainer sets per
+  // replica); changing it here would change the numerics of whoever built this layer.
   std::string problem_key() const {
     const Shape& x = in_shapes_[0];
     const ConvParams& c = desc_.conv;
     return x.str() + ">" + std::to_string(c.out_channels) + (c.bias ? "b" : "") + "|p" + std::to_string(c.pad_h) +
-           "x" + std::to_string(c.pad_w) + "|t" + std::to_string(be_.threads()) + (opt_.backward ? "|bwd" : "") +
-           (opt_.input_grad ? "|dx" : "");
+           "x" + std::to_string(c.pad_w) + "|t" + std::to_string(omp_get_max_threads()) +
+           (opt_.backward ? "|bwd" : "") + (opt_.input_grad ? "|dx" : "");
   }
 
   // Direct as well when timing fails (the direct primitives were created already, so they can run).
@@ -192,7 +196,6 @@ class ConvLayer final : public WeightedLayer {
   }
 
   bool time_both(const memory::dims& wdims) {
-    be_.attach_thread();  // the replica's thread count, which the choice is cached under
     const Shape x = with_batch(in_shapes_[0], kTimingBatch), y = with_batch(out_shape_, kTimingBatch);
     const memory::desc xd = act_desc(x, dt_), yd = act_desc(y, dt_);
     const memory::desc x_any(xd.dims(), xd.data_type(), Tag::any), y_any(yd.dims(), yd.data_type(), Tag::any);
