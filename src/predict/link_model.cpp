@@ -270,11 +270,19 @@ LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source
   double ss = 0;
   for (const auto& [s, t] : curve) ss += std::pow((a + b * s - t) / t, 2);
   m.fit_rms_rel = std::sqrt(ss / curve.size());
-  for (const auto& [bytes, sum] : gap_by_size) m.gap_curve.emplace_back(bytes, sum.first / sum.second);
-  if (gap_s > 0 && m.gap_curve.size() != curve.size())
+  // Size by size: the two curves are read at the same points, so a size timed one way only is a partial file.
+  int lacking = 0;
+  for (const auto& [bytes, t] : curve) {
+    auto g = gap_by_size.find(bytes);
+    if (g == gap_by_size.end())
+      ++lacking;
+    else
+      m.gap_curve.emplace_back(bytes, g->second.first / g->second.second);
+  }
+  if (gap_s > 0 && (lacking > 0 || gap_by_size.size() != curve.size()))
     throw UsageError(source + ": measured with --gap " + fmt::format("{:g}", gap_s) + " but " +
-                     std::to_string(curve.size() - std::min(curve.size(), m.gap_curve.size())) +
-                     " size(s) lack gap_time_us");
+                     std::to_string(lacking > 0 ? lacking : static_cast<int>(gap_by_size.size() - curve.size())) +
+                     (lacking > 0 ? " size(s) lack gap_time_us" : " size(s) have gap_time_us and no time_us"));
   m.gap_s = m.gap_curve.empty() ? 0 : gap_s;
   m.description = fmt::format(
       "measured by mgbench comm ({} ranks, transport {}, {} sizes {:.3g}..{:.3g} MB): fitted {:.4g} GB/s, {:.4g} us "

@@ -119,6 +119,13 @@ TEST_CASE("a comm result measured with --gap: all-reduces after a gap read the g
   j["results"][2].erase("gap_time_us");
   j["results"][3].erase("gap_time_us");
   CHECK_THROWS_AS(link_from_comm_json(j, "partial.json"), UsageError);
+  // So is one whose gapped sizes are as many as the timed ones but not the same sizes.
+  nlohmann::json odd = j["results"][0];
+  odd["bytes"] = 8192.0;
+  odd["time_us"] = 0.0;
+  odd["gap_time_us"] = 3000.0;
+  j["results"].push_back(odd);
+  CHECK_THROWS_AS(link_from_comm_json(j, "shifted.json"), UsageError);
 }
 
 TEST_CASE("a comm result that cannot describe a link is refused") {
