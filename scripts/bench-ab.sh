@@ -14,6 +14,9 @@ for side in BEFORE AFTER; do
   [[ -n ${!side:-} && -x ${!side} ]] || die "$side must name an mgbench binary"
 done
 args=("$@")
+for a in "${args[@]}"; do  # each run writes OUT/<side>-<round>.json itself
+  [[ $a == --json || $a == --json=* ]] && die "give no --json: each run's JSON goes to OUT"
+done
 (( ${#args[@]} )) || args=(--model resnet50 --device cpu --gpus 1 --steps 10)
 mkdir -p "$out"
 {

@@ -19,4 +19,5 @@ grep -q "round 2 after done" "$TMP/ab/log.txt" || fail "log lacks round 2"
 expect_usage_error "usage" env BEFORE="$MGBENCH" AFTER="$MGBENCH" bash "$script" "$TMP/x"
 expect_usage_error "ROUNDS must be a positive integer" env BEFORE="$MGBENCH" AFTER="$MGBENCH" bash "$script" "$TMP/x" two
 expect_usage_error "AFTER must name an mgbench binary" env BEFORE="$MGBENCH" AFTER=/nonexistent bash "$script" "$TMP/x" 1
+expect_usage_error "give no --json" env BEFORE="$MGBENCH" AFTER="$MGBENCH" bash "$script" "$TMP/z" 1 --json "$TMP/z.json"
 expect_usage_error "before run 1 failed" env BEFORE="$MGBENCH" AFTER="$MGBENCH" bash "$script" "$TMP/y" 1 --model nosuchnet
