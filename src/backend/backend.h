@@ -11,10 +11,12 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <map>
 #include <memory>
 #include <string>
 #include <vector>
 
+#include "core/conv_algo.h"
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/tensor.h"
@@ -120,6 +122,10 @@ class Backend {
   virtual bool fuses_relu(LayerKind k) const = 0;
   virtual std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                                 const LayerOptions& opt) = 0;
+  // How many of the convolution layers created so far run each algorithm, by name (CPU: direct, winograd, gemm;
+  // core/conv_algo.h), for the result. Empty where the backend does not say: cuDNN chooses per pass and per
+  // layer, and the CUDA backend does not collect its choices.
+  virtual std::map<std::string, int> conv_algorithm_counts() const { return {}; }
 
   // ---- whole-tensor operations, on the Compute stream
   virtual void fill(const Tensor& t, float value) = 0;
@@ -145,11 +151,6 @@ class Backend {
 int cuda_device_count();
 bool cuda_built();
 
-// Which convolution algorithm the CPU backend runs where oneDNN offers one besides direct convolution
-// (Winograd F(4x4,3x3) for fp32 3x3 stride-1 layers): by default the faster of the two, timed once per shape
-// at set-up as the CUDA backend lets cudnnFind choose; or pinned (Winograd: on every such layer, an error where
-// oneDNN cannot; direct elsewhere), for the check and for comparisons that want one.
-enum class CpuConvAlgo { Fastest, Direct, Winograd };
 // Whether oneDNN offers Winograd on this CPU at all (AVX-512 in oneDNN 2.6), so pinning to it can work.
 bool cpu_has_winograd();
 

@@ -167,6 +167,7 @@ std::vector<LayerCase> all_layer_cases() {
       make_case("conv3x3_s1", conv_layer("", 16, 3, 1, 1), {Shape{2, 8, 6, 6}}),
       make_case("conv3x3_s1_bias", conv_layer("", 16, 3, 1, 1, 1, true), {Shape{2, 16, 9, 7}}),
       make_case("conv7x7_s2_bias", conv_layer("", 8, 7, 2, 3, 1, true), {Shape{2, 3, 12, 12}}),
+      make_case("conv1x1_s1", conv_layer("", 24, 1, 1, 0), {Shape{2, 16, 5, 7}}),
       make_case("conv1x1_s2", conv_layer("", 16, 1, 2, 0), {Shape{2, 16, 5, 5}}),
       make_case("conv3x3_g4", conv_layer("", 8, 3, 1, 1, 4), {Shape{2, 8, 6, 6}}),
       make_case("batchnorm", simple(LayerKind::BatchNorm), {Shape{4, 16, 4, 4}}),
@@ -201,6 +202,12 @@ bool winograd_case(const LayerCase& c) {
   const ConvParams& v = c.desc.conv;
   return c.desc.kind == LayerKind::Conv && v.kh == 3 && v.kw == 3 && v.stride_h == 1 && v.stride_w == 1 &&
          v.groups == 1;
+}
+
+bool gemm_case(const LayerCase& c) {
+  const ConvParams& v = c.desc.conv;
+  return c.desc.kind == LayerKind::Conv && v.kh == 1 && v.kw == 1 && v.stride_h == 1 && v.stride_w == 1 &&
+         v.pad_h == 0 && v.pad_w == 0 && v.groups == 1 && !v.bias;
 }
 
 double tolerance(Precision p) {

@@ -62,6 +62,16 @@ std::string format_table(const RunResult& r) {
     for (const BreakdownPart& p : kBreakdownParts) out += fmt::format(" {:>6.1f}", 100 * (s.*p.field));
     out += fmt::format(" {:>10}\n", busbw_cell(d));
   }
+  // Which kernels ran: two machines, or two oneDNN builds, can time their way to different algorithms.
+  if (!r.runs.empty() && !r.runs.front().conv_algorithms.empty()) {
+    std::string algos;
+    for (const auto& [name, n] : r.runs.front().conv_algorithms)
+      algos += fmt::format("{}{} {}", algos.empty() ? "" : ", ", n, name);
+    out += fmt::format("convolution layers: {} ({})\n", algos,
+                       c.cpu_conv_algo == CpuConvAlgo::Fastest
+                           ? std::string("the faster per shape, timed at set-up")
+                           : std::string("--cpu-conv-algo ") + kCpuConvAlgoNames.name(c.cpu_conv_algo));
+  }
   return out;
 }
 

@@ -106,6 +106,7 @@ json run_json(const DeviceCountResult& r) {
           {"gradient_layers", gradient_layers_json(r.gradient_layers)},
           {"wire_casts", wire_casts_json(r.wire_casts)},
           {"peak_memory_bytes", r.peak_memory_bytes},
+          {"conv_algorithms", r.conv_algorithms},
           {"device_memory_in_use_bytes", r.device_memory_in_use_bytes},
           // A diverged or loss-less (input-only) run has no finite loss; JSON has no NaN, so it is null.
           {"final_loss", std::isfinite(r.final_loss) ? json(r.final_loss) : json(nullptr)},
@@ -291,6 +292,7 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
     }
   }
   r.peak_memory_bytes = rd.get<size_t>(j, w, "peak_memory_bytes");
+  if (j.contains("conv_algorithms")) r.conv_algorithms = rd.get<std::map<std::string, int>>(j, w, "conv_algorithms");
   if (j.contains("device_memory_in_use_bytes"))
     r.device_memory_in_use_bytes = rd.get<size_t>(j, w, "device_memory_in_use_bytes");
   r.final_loss = rd.at(j, w, "final_loss").is_null() ? std::nan("") : rd.get<double>(j, w, "final_loss");

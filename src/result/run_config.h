@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "core/conv_algo.h"
 #include "core/device.h"
 #include "core/dtype.h"
 #include "core/name_table.h"
@@ -52,6 +53,7 @@ struct RunConfig {
   bool no_baseline = false;              // do not add a 1-device run when the list lacks one
   int threads = 0;                       // CPU threads per process (0 = all cores)
   int threads_per_replica = 0;           // 0 = threads / replicas
+  CpuConvAlgo cpu_conv_algo = CpuConvAlgo::Fastest;  // --cpu-conv-algo (core/conv_algo.h)
 
   // how long
   int64_t batch_size = 32;  // per device (weak) or global (strong)

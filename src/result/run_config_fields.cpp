@@ -86,6 +86,7 @@ const std::vector<ConfigField>& run_config_fields() {
       {MG_VALUE(no_baseline), "no-baseline",                             _, _, _, _},
       {MG_VALUE(threads), "threads",                                     _, _, _, P},
       {MG_VALUE(threads_per_replica), "threads-per-replica",             _, _, _, P},
+      {MG_ENUM(cpu_conv_algo, kCpuConvAlgoNames), "cpu-conv-algo",       O, F, _, _},
       {MG_VALUE(batch_size), "batch-size",                               _, F, _, P},
       {MG_ENUM(scaling, kScalingNames), "scaling",                       _, _, _, P},
       {MG_VALUE(steps), "steps",                                         _, F, _, P},

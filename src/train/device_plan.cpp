@@ -50,6 +50,7 @@ DevicePlan plan_devices(const DeviceRequest& req, const LaunchInfo& launch) {
     plan.backend.threads = req.threads_per_replica > 0
                                ? req.threads_per_replica
                                : std::max(1, process_cores(req.threads, launch) / slots);
+    plan.backend.cpu_conv_algo = req.cpu_conv_algo;
   }
   for (int i = 0; i < req.replicas; ++i) {
     const int slot = launch.local_rank * req.replicas + i;

@@ -40,6 +40,7 @@ struct DeviceRequest {
   std::vector<int> gpu_ids;     // --gpu-ids: device slot k drives gpu_ids[k]; empty = slot k drives ordinal k
   int threads = 0;              // --threads (0 = this process's share of the host)
   int threads_per_replica = 0;  // --threads-per-replica (0 = derived)
+  CpuConvAlgo cpu_conv_algo = CpuConvAlgo::Fastest;  // --cpu-conv-algo
 };
 
 struct DevicePlan {

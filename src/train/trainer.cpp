@@ -198,6 +198,7 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   devices.gpu_ids = cfg.gpu_ids;
   devices.threads = cfg.threads;
   devices.threads_per_replica = cfg.threads_per_replica;
+  devices.cpu_conv_algo = cfg.cpu_conv_algo;
   CommOptions copt;
   copt.timeout_s = cfg.comm_timeout_s;
   copt.gloo_iface = cfg.gloo_iface;
@@ -300,6 +301,7 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   entry.batch_per_device = batch;
   entry.global_batch = batch * world * cfg.accum_steps;
   entry.threads_per_replica = group.plan.backend.threads;
+  entry.conv_algorithms = group.backends[0]->conv_algorithm_counts();
   entry.input_only = cfg.input_only;
   entry.allreduce.library = group.comms.empty() || cfg.allreduce == AllreduceMode::None ? "none" : group.comms[0]->library();
   return {merge_replicas(std::move(entry), everyone, outs), group.devices()};

@@ -24,11 +24,12 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(j.at("config").at("device") == "cpu");
   CHECK(j.at("config").at("scaling") == "weak");
   CHECK(j.at("config").at("allreduce") == "ring");
-  CHECK(j.at("config").size() == 44);  // one key per RunConfig field
+  CHECK(j.at("config").size() == 45);  // one key per RunConfig field
   CHECK(j.at("check").is_null());       // the fixture ran no correctness check
   const json& run = j.at("runs").at(1);
   CHECK(run.at("devices") == 2);
   CHECK(run.at("threads_per_replica") == 4);
+  CHECK(run.at("conv_algorithms") == json{{"direct", 20}, {"gemm", 33}});
   CHECK(j.at("config").at("inject_slowdown") == 0.0);
   CHECK(run.at("step_time").at("samples") == 12);
   CHECK(run.at("samples").at("total_s").size() == 12);
@@ -55,6 +56,10 @@ TEST_CASE("result JSON round-trips through the reader") {
   CHECK(back.runs.at(2).samples.at(3).comm_exposed == r.runs.at(2).samples.at(3).comm_exposed);
   CHECK(back.config.device_counts == r.config.device_counts);
   CHECK(back.runs.at(2).replica_checksums == r.runs.at(2).replica_checksums);
+  CHECK(back.runs.at(2).conv_algorithms == r.runs.at(2).conv_algorithms);
+  json no_algos = j;  // a file written before the algorithms were recorded
+  no_algos["runs"][0].erase("conv_algorithms");
+  CHECK(result_from_json(no_algos, "old.json").runs.at(0).conv_algorithms.empty());
 
   // The profile's wire-cast costs round-trip; a file written before them (no key) reads as none.
   RunResult cast = r;

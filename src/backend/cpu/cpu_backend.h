@@ -52,6 +52,9 @@ class CpuBackend final : public Backend {
   bool fuses_relu(LayerKind k) const override { return k == LayerKind::BatchNorm || k == LayerKind::Add; }
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                         const LayerOptions& opt) override;
+  std::map<std::string, int> conv_algorithm_counts() const override;
+  // A convolution layer tells which algorithm it runs, once, when built.
+  void count_conv_algorithm(const std::string& name);
 
   void fill(const Tensor& t, float value) override;
   void fill_uniform(const Tensor& t, float lo, float hi, uint64_t seed) override;
@@ -92,6 +95,8 @@ class CpuBackend final : public Backend {
   dnnl::engine engine_;
   dnnl::stream stream_;
   std::unique_ptr<WorkerStream> copy_, comm_;
+  mutable std::mutex algo_mu_;
+  std::map<std::string, int> conv_algorithms_;
   std::mutex mem_mu_;
   std::unordered_map<void*, size_t> sizes_;
   std::atomic<size_t> current_{0}, peak_{0};

@@ -19,6 +19,7 @@ struct TrainOptions {
   std::string allreduce_dtype;  // "" = the gradients' dtype
   std::string nccl_algo;        // "" = NCCL_ALGO as the user set it
   std::string synthetic_source = "device";
+  std::string cpu_conv_algo = "fastest";
   std::vector<std::string> gpus;  // "1,2,4" or repeated
   std::vector<std::string> gpu_ids;
   std::vector<std::string> transports;
