@@ -204,12 +204,6 @@ bool winograd_case(const LayerCase& c) {
          v.groups == 1;
 }
 
-bool gemm_case(const LayerCase& c) {
-  const ConvParams& v = c.desc.conv;
-  return c.desc.kind == LayerKind::Conv && v.kh == 1 && v.kw == 1 && v.stride_h == 1 && v.stride_w == 1 &&
-         v.pad_h == 0 && v.pad_w == 0 && v.groups == 1 && !v.bias;
-}
-
 double tolerance(Precision p) {
   switch (p) {
     case Precision::FP32: return 2e-4;

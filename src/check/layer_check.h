@@ -29,11 +29,8 @@ struct LayerCase {
 std::vector<LayerCase> all_layer_cases();
 std::vector<LayerCase> layer_cases_for(const ModelDesc& m);
 
-// The convolution cases the CPU backend can run with another algorithm than direct, which `mgbench check` runs
-// pinned to it as well: Winograd (3x3 stride-1 ungrouped), a matrix product (1x1 stride-1 unpadded ungrouped
-// without bias).
+// A case the CPU backend can run as Winograd (fp32 3x3 stride-1 ungrouped convolution).
 bool winograd_case(const LayerCase& c);
-bool gemm_case(const LayerCase& c);
 
 // Norm-wise relative error a layer at precision p may show against an fp32/fp64 reference.
 double tolerance(Precision p);

@@ -5,15 +5,12 @@
 
 namespace mg {
 
-// Where the CPU backend has an algorithm besides direct convolution (Winograd F(4x4,3x3) for fp32 3x3 stride-1
-// layers; a matrix product for fp32 pointwise layers, 1x1 stride 1 without padding or bias): Fastest times both
-// once per shape at set-up and runs the faster, as the CUDA backend lets cudnnFind choose. The others pin one
-// (Winograd or Gemm: on every layer of its shape, an error where oneDNN cannot; direct elsewhere), for the check
-// and for comparisons that want the same kernels on both sides.
-enum class CpuConvAlgo { Fastest, Direct, Winograd, Gemm };
-inline constexpr NameTable<CpuConvAlgo, 4> kCpuConvAlgoNames{{{{"fastest", CpuConvAlgo::Fastest},
-                                                               {"direct", CpuConvAlgo::Direct},
-                                                               {"winograd", CpuConvAlgo::Winograd},
-                                                               {"gemm", CpuConvAlgo::Gemm}}}};
+// Where oneDNN offers the CPU backend an algorithm besides direct convolution (Winograd F(4x4,3x3) for fp32 3x3
+// stride-1 layers): Fastest times both once per shape at set-up and runs the faster, as the CUDA backend lets
+// cudnnFind choose. The others pin one (Winograd: on every such layer, an error where oneDNN cannot; direct
+// elsewhere), for the check and for comparisons that want the same kernels on both sides.
+enum class CpuConvAlgo { Fastest, Direct, Winograd };
+inline constexpr NameTable<CpuConvAlgo, 3> kCpuConvAlgoNames{
+    {{{"fastest", CpuConvAlgo::Fastest}, {"direct", CpuConvAlgo::Direct}, {"winograd", CpuConvAlgo::Winograd}}}};
 
 }  // namespace mg

@@ -1,8 +1,9 @@
 #include "report/table.h"
 
-#include <fmt/format.h>
-
+#include <algorithm>
 #include <map>
+
+#include <fmt/format.h>
 
 #include "result/summary.h"
 
@@ -62,15 +63,21 @@ std::string format_table(const RunResult& r) {
     for (const BreakdownPart& p : kBreakdownParts) out += fmt::format(" {:>6.1f}", 100 * (s.*p.field));
     out += fmt::format(" {:>10}\n", busbw_cell(d));
   }
-  // Which kernels ran: two machines, or two oneDNN builds, can time their way to different algorithms.
-  if (!r.runs.empty() && !r.runs.front().conv_algorithms.empty()) {
+  // Which kernels ran: two machines, or two oneDNN builds, can time their way to different algorithms, and so can
+  // entries of one sweep (a replica's thread count is part of what is timed).
+  const std::string how = c.cpu_conv_algo == CpuConvAlgo::Fastest
+                              ? std::string("the faster per shape, timed at set-up")
+                              : std::string("--cpu-conv-algo ") + kCpuConvAlgoNames.name(c.cpu_conv_algo);
+  const bool same = std::all_of(r.runs.begin(), r.runs.end(), [&](const DeviceCountResult& d) {
+    return d.conv_algorithms == r.runs.front().conv_algorithms;
+  });
+  for (const DeviceCountResult& d : r.runs) {
+    if (d.conv_algorithms.empty()) continue;
     std::string algos;
-    for (const auto& [name, n] : r.runs.front().conv_algorithms)
-      algos += fmt::format("{}{} {}", algos.empty() ? "" : ", ", n, name);
-    out += fmt::format("convolution layers: {} ({})\n", algos,
-                       c.cpu_conv_algo == CpuConvAlgo::Fastest
-                           ? std::string("the faster per shape, timed at set-up")
-                           : std::string("--cpu-conv-algo ") + kCpuConvAlgoNames.name(c.cpu_conv_algo));
+    for (const auto& [name, n] : d.conv_algorithms) algos += fmt::format("{}{} {}", algos.empty() ? "" : ", ", n, name);
+    out += same ? fmt::format("convolution layers: {} ({})\n", algos, how)
+                : fmt::format("convolution layers, {} device(s) {}: {} ({})\n", d.devices, d.transport, algos, how);
+    if (same) break;
   }
   return out;
 }

@@ -124,7 +124,7 @@ struct DeviceCountResult {
   std::vector<GradientLayer> gradient_layers;  // the profile (training runs; empty for forward/input-only)
   std::vector<WireCastCost> wire_casts;        // the profile's cast costs (1-device training runs; else empty)
   size_t peak_memory_bytes = 0;  // max over replicas: bytes mgbench itself allocated at the high-water mark
-  // Which convolution algorithm the layers ran, as layers per algorithm name (CPU: direct, winograd, gemm, chosen
+  // Which convolution algorithm the layers ran, as layers per algorithm name (CPU: direct, winograd, chosen
   // at set-up unless --cpu-conv-algo pins one), as rank 0's first replica chose; processes choose on their own.
   // Empty where not recorded (a GPU run, or a file written before it existed).
   std::map<std::string, int> conv_algorithms;

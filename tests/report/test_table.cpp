@@ -37,7 +37,7 @@ TEST_CASE("table: a header line, column titles and one row per device count") {
   compute_scaling(r.runs);
   const std::string t = format_table(r);
   const auto ls = lines(t);
-  REQUIRE(ls.size() == 5);
+  REQUIRE(ls.size() == 6);
   CHECK(ls[0].find("resnet50 fp32 on cpu, batch 32 per device") == 0);
   CHECK(ls[0].find("host bench-host") != std::string::npos);
   CHECK(ls[0].find("2x") == std::string::npos);  // two different device names
@@ -53,6 +53,25 @@ TEST_CASE("table: a header line, column titles and one row per device count") {
   // A transport without its own 1-device run has no efficiency.
   CHECK(ls[4].find("      2 shm ") == 0);
   CHECK(ls[4].find("      -") != std::string::npos);
+  // Every entry ran the same convolution algorithms: one line says which.
+  CHECK(ls[5] == "convolution layers: 42 direct, 11 winograd (the faster per shape, timed at set-up)");
+}
+
+TEST_CASE("table: which convolution algorithms ran, per entry where the entries chose differently") {
+  RunResult r = test::make_result({1, 2}, {0.100, 0.125}, 9, 0.0, 4);
+  r.config.cpu_conv_algo = CpuConvAlgo::Direct;
+  for (DeviceCountResult& d : r.runs) d.conv_algorithms = {{"direct", 53}};
+  auto ls = lines(format_table(r));
+  REQUIRE(ls.size() == 5);
+  CHECK(ls[4] == "convolution layers: 53 direct (--cpu-conv-algo direct)");
+  r.config.cpu_conv_algo = CpuConvAlgo::Fastest;
+  r.runs[1].conv_algorithms = {{"direct", 43}, {"winograd", 10}};
+  ls = lines(format_table(r));
+  REQUIRE(ls.size() == 6);
+  CHECK(ls[4] == "convolution layers, 1 device(s) default: 53 direct (the faster per shape, timed at set-up)");
+  CHECK(ls[5] == "convolution layers, 2 device(s) default: 43 direct, 10 winograd (the faster per shape, timed at set-up)");
+  for (DeviceCountResult& d : r.runs) d.conv_algorithms.clear();  // a GPU run, or an older file: no line
+  CHECK(lines(format_table(r)).size() == 4);
 }
 
 TEST_CASE("progress is silent when not on a terminal") {

@@ -29,7 +29,7 @@ TEST_CASE("result JSON carries every documented field") {
   const json& run = j.at("runs").at(1);
   CHECK(run.at("devices") == 2);
   CHECK(run.at("threads_per_replica") == 4);
-  CHECK(run.at("conv_algorithms") == json{{"direct", 20}, {"gemm", 33}});
+  CHECK(run.at("conv_algorithms") == json{{"direct", 42}, {"winograd", 11}});
   CHECK(j.at("config").at("inject_slowdown") == 0.0);
   CHECK(run.at("step_time").at("samples") == 12);
   CHECK(run.at("samples").at("total_s").size() == 12);

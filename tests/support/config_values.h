@@ -14,7 +14,7 @@ inline const std::map<std::string, nlohmann::json>& other_config_values() {
       {"model", "vgg16"},           {"image_size", 128},        {"num_classes", 10},
       {"precision", "bf16"},        {"device", "cuda"},         {"device_counts", {1, 2, 4}},
       {"gpu_ids", {0, 2}},          {"no_baseline", true},      {"threads", 3},
-      {"threads_per_replica", 2},   {"cpu_conv_algo", "gemm"},  {"batch_size", 7},          {"scaling", "strong"},
+      {"threads_per_replica", 2},   {"cpu_conv_algo", "winograd"},  {"batch_size", 7},          {"scaling", "strong"},
       {"steps", 3},                 {"warmup", 1},              {"repeat", 2},
       {"runs", 4},                  {"forward_only", true},     {"input_only", true},
       {"inject_slowdown", 0.25},    {"lr", 0.5},                {"momentum", 0.5},

@@ -50,7 +50,7 @@ inline DeviceCountResult make_run(int devices, const std::string& transport, std
   r.allreduce.buckets = devices > 1 ? 2 : 0;
   if (devices > 1) r.allreduce.per_bucket = {{52428800, 0.004}, {49799328, 0.0035}};
   r.peak_memory_bytes = 3000000000ull + static_cast<size_t>(devices);
-  r.conv_algorithms = {{"direct", 20}, {"gemm", 33}};
+  r.conv_algorithms = {{"direct", 42}, {"winograd", 11}};
   r.device_memory_in_use_bytes = r.peak_memory_bytes + 500000000ull;
   r.final_loss = 6.75;
   r.overflow_steps = 1;

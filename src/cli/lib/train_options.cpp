@@ -40,9 +40,9 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--threads", c.threads, "CPU threads for this process (default: all cores)");
   app.add_option("--threads-per-replica", c.threads_per_replica, "CPU threads per replica (default: threads / replicas)");
   app.add_option("--cpu-conv-algo", o.cpu_conv_algo,
-                 "CPU convolutions: fastest (time direct against Winograd for 3x3 stride-1 layers and against a "
-                 "matrix product for pointwise layers, once per shape, and run the faster) | direct | winograd | "
-                 "gemm (pin one where it applies, direct elsewhere)")->capture_default_str();
+                 "CPU convolutions: fastest (time direct against Winograd for fp32 3x3 stride-1 layers, once per "
+                 "shape, and run the faster) | direct | winograd (pin one; Winograd where it applies, direct "
+                 "elsewhere)")->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "images per device per step (global with --scaling strong); default 64 on GPU, 16 on CPU");
   app.add_option("--scaling", o.scaling, "weak (batch per device) | strong (global batch fixed)")->capture_default_str();
   app.add_option("--steps", o.steps, "timed steps per repeat (default 20 on GPU, 10 on CPU)");
@@ -112,6 +112,9 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
     throw UsageError("--cpu-conv-algo applies to --device cpu only (cuDNN chooses on a GPU)");
   if (c.cpu_conv_algo == CpuConvAlgo::Winograd && !cpu_has_winograd())
     throw UsageError("--cpu-conv-algo winograd: oneDNN has no Winograd convolution on this CPU (it needs AVX-512)");
+  if (c.cpu_conv_algo == CpuConvAlgo::Winograd && c.precision != Precision::FP32)
+    throw UsageError("--cpu-conv-algo winograd: oneDNN's Winograd convolution is fp32 only, not --precision " +
+                     std::string(precision_name(c.precision)));
 
   c.batch_size = o.batch_size > 0 ? o.batch_size : (gpu ? 64 : 16);
   if (o.batch_size < 0 || c.batch_size > 65536) {
