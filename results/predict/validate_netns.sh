@@ -10,7 +10,7 @@
 # share this VM's cores), then the two-rank run across the link, then the predictions from the comm curve and
 # from the tc numbers alone ("spec": bw=RATE,lat=DELAY). Needs root (ip netns, tc, /dev/net/tun) and g++ (builds
 # netwire into a temporary directory unless NETWIRE names a binary).
-#   MGBENCH=build/mgbench results/predict/validate_netns.sh OUTDIR [full|fast|quick|repredict] [RATE...]
+#   MGBENCH=build/mgbench [TINY_STEPS=40] results/predict/validate_netns.sh OUTDIR [full|fast|quick|repredict] [RATE...]
 # full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (~30 min on the idle 2-core VM); RATEs (Mbit/s, of 100 300
 # 1000) run only those links, replacing their cases in OUTDIR/cases.tsv and keeping the others, so a full run
 # can be taken in pieces. fast: 300 Mbit/s x 0, 2 ms x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case
@@ -23,6 +23,7 @@ set -u
 : "${MGBENCH:?MGBENCH must point at the mgbench binary}"
 out=${1:?usage: validate_netns.sh OUTDIR [full|fast|quick|repredict] [RATE...]}
 mode=${2:-full}
+[[ ${TINY_STEPS:-40} =~ ^[1-9][0-9]*$ ]] || { echo "validate_netns.sh: TINY_STEPS must be a positive integer" >&2; exit 2; }
 case $mode in full | fast | quick | repredict) ;; *) echo "validate_netns.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 shift $(($# < 2 ? $# : 2))
 rates=("$@")
@@ -121,10 +122,14 @@ pair() {  # pair JSON ARGS...: one rank in each namespace, rank 0 writes JSON
 }
 
 common=(--device cpu --threads 1 --no-progress --comm-timeout 300 --warmup 2)
+# tiny's step is 9-13 ms of compute and a few-KB all-reduce, so its profile and its measured run each time
+# TINY_STEPS steps (default 40, under 1 s; netns-2026-11-26b ran 200, 2-5 s, to see whether a longer window
+# narrows the spread: its median error grew, results/predict/README.md). ResNet-18's 8 steps last 0.5-30 s. A
+# full run taken in pieces must keep one TINY_STEPS.
 model_args() {
   case $1 in
     resnet18) echo "--model resnet18 --image-size 32 --num-classes 10 --batch-size 16 --steps 8" ;;
-    tiny) echo "--model tiny --num-classes 10 --batch-size 128 --steps 40" ;;
+    tiny) echo "--model tiny --num-classes 10 --batch-size 128 --steps ${TINY_STEPS:-40}" ;;
   esac
 }
 
