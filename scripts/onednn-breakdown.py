@@ -11,7 +11,8 @@ those of the problem shapes (direct convolution) also where oneDNN ran Winograd,
     scripts/onednn-breakdown.py OUT_DIR [--probe probe.json] [--mgbench build/mgbench] -- --model resnet50 ...
 
 Writes OUT_DIR/verbose.log (oneDNN's lines), OUT_DIR/run.json (mgbench's result) and OUT_DIR/breakdown.json.
-Verbose timing adds a little overhead per primitive; the result's own step time is the reference.
+Verbose timing adds a little overhead per primitive; the result's own step time is the reference. fp32 batch
+norm is mgbench's own code (src/backend/cpu/bn_kernels.h), not a oneDNN primitive: it is part of "outside oneDNN".
 """
 import argparse
 import collections

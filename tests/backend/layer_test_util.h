@@ -44,12 +44,14 @@ struct LayerRig {
   std::vector<std::vector<uint16_t>> x16, dx16;
   std::vector<uint16_t> y16, dy16;
 
+  // relu: the layer's fused ReLU (LayerOptions::relu; BatchNorm and Add).
   LayerRig(const LayerDesc& d, std::vector<Shape> shapes, Precision prec = Precision::FP32, uint64_t seed = 1,
-           CpuBackend* on = nullptr)
+           CpuBackend* on = nullptr, bool relu = false)
       : in_shapes(std::move(shapes)) {
     LayerOptions opt;
     opt.precision = prec;
     opt.seed = seed;
+    opt.relu = relu;
     dt = prec == Precision::BF16 ? DType::BF16 : DType::F32;
     op = (on ? *on : backend()).create_layer(d, in_shapes, opt);
     uint64_t s = seed * 1000;

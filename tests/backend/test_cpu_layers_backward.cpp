@@ -57,6 +57,66 @@ TEST_CASE("cpu batch norm backward matches finite differences (training mode, ba
   check_gradients(rig, kH, kAtol, kRtol);
 }
 
+TEST_CASE("cpu batch norm with its ReLU fused is batch norm then ReLU, forward and backward, bit for bit") {
+  // 20 channels: not a multiple of any vector width; 4x24x24 rows: large enough to run on the whole team.
+  for (const Shape& s : {Shape{2, 3, 3, 4}, Shape{4, 20, 24, 24}}) {
+    for (const Precision prec : {Precision::FP32, Precision::BF16}) {
+      if (prec == Precision::BF16 && !cpu_has_bf16()) continue;
+      INFO("shape " << s.str() << (prec == Precision::BF16 ? " bf16" : " fp32"));
+      LayerRig plain(make_desc(LayerKind::BatchNorm, "bn"), {s}, prec);
+      LayerRig fused(make_desc(LayerKind::BatchNorm, "bn"), {s}, prec, 1, nullptr, true);
+      REQUIRE(plain.x == fused.x);
+      REQUIRE(plain.p == fused.p);
+      const std::vector<float> y = plain.forward();
+      const std::vector<float>& yr = fused.forward();
+      size_t zeroed = 0;
+      for (size_t i = 0; i < y.size(); ++i) {
+        CHECK(yr[i] == std::max(y[i], 0.f));
+        zeroed += y[i] <= 0.f;
+      }
+      CHECK(zeroed > y.size() / 4);  // the gate is exercised
+      std::vector<float> dy = random_vec(y.size(), 21), gated = dy;
+      for (size_t i = 0; i < y.size(); ++i) gated[i] = y[i] > 0.f ? dy[i] : 0.f;
+      plain.backward(gated);
+      fused.backward(dy);
+      if (prec == Precision::FP32) {
+        CHECK(fused.dx == plain.dx);
+        CHECK(fused.g == plain.g);
+      } else {  // oneDNN's own bf16 kernels: same gate, its own summation order
+        for (size_t i = 0; i < dy.size(); ++i) CHECK(fused.dx[0][i] == Approx(plain.dx[0][i]).margin(2e-2));
+      }
+    }
+  }
+}
+
+TEST_CASE("cpu batch norm keeps its precision on values far from zero") {
+  // Values 1000 +- 0.01: the variance is 1e-10 of the mean squared, which E[x^2] - E[x]^2 in fp32 loses.
+  for (const Shape& s : {Shape{2, 5, 3, 3}, Shape{4, 20, 24, 24}}) {
+    INFO("shape " << s.str());
+    LayerRig rig(make_desc(LayerKind::BatchNorm, "bn"), {s});
+    rig.x[0] = random_vec(rig.x[0].size(), 9, 999.99f, 1000.01f);
+    const auto& y = rig.forward(true);
+    const int64_t m = s.n() * s.h() * s.w(), c = s.c();
+    std::vector<double> ref(y.size());
+    for (int64_t ch = 0; ch < c; ++ch) {
+      double mean = 0, var = 0;
+      for (int64_t i = 0; i < m; ++i) mean += rig.x[0][i * c + ch];
+      mean /= m;
+      for (int64_t i = 0; i < m; ++i) var += std::pow(rig.x[0][i * c + ch] - mean, 2);
+      var /= m;
+      for (int64_t i = 0; i < m; ++i) {
+        ref[i * c + ch] = (rig.x[0][i * c + ch] - mean) / std::sqrt(var + 1e-5) * rig.p[0][ch] + rig.p[1][ch];
+      }
+    }
+    CHECK(max_abs_diff(y, ref) < 2e-3);
+  }
+}
+
+TEST_CASE("cpu batch norm backward matches finite differences on the whole team") {
+  LayerRig rig(make_desc(LayerKind::BatchNorm, "bn"), {Shape{4, 20, 24, 24}});
+  check_gradients(rig, kH, kAtol, kRtol, 30);
+}
+
 TEST_CASE("cpu relu backward matches finite differences away from zero") {
   LayerRig rig(make_desc(LayerKind::Relu), {Shape{2, 3, 4, 4}});
   for (float& v : rig.x[0]) v = v >= 0 ? v + 3 * kH : v - 3 * kH;

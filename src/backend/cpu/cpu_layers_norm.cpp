@@ -1,12 +1,16 @@
-// Batch normalization through oneDNN (NHWC, fp32 or bf16 data; statistics, gamma and beta in fp32).
+// Batch normalization (NHWC; statistics, gamma and beta in fp32): fp32 data through our own passes
+// (bn_kernels.h: oneDNN 2.6's NHWC primitive ran at half the memory bandwidth), bf16 data through oneDNN.
 //
 // Training forward normalises with the batch mean and biased variance (as torch does) and then updates the
 // running statistics with torch's convention:
 //   running_mean = (1 - m) * running_mean + m * mean
 //   running_var  = (1 - m) * running_var  + m * var * n / (n - 1)     (unbiased; n = N*H*W per channel)
 // Inference forward (training=false) normalises with the running statistics (initially 0 and 1).
-// With LayerOptions::relu, oneDNN's fuse_norm_relu: the training forward leaves a bit mask of the positive
-// outputs in a workspace the layer owns, and backward applies it to diff_dst itself.
+// With LayerOptions::relu the output is max(normalised, 0) and backward gates dy by it: the fp32 passes
+// recompute the gate from the input; oneDNN's fuse_norm_relu keeps a bit mask in a workspace the layer owns.
+#include <cmath>
+
+#include "backend/cpu/bn_kernels.h"
 #include "backend/cpu/cpu_layers.h"
 
 namespace mg::cpu {
@@ -18,24 +22,86 @@ class BatchNormLayer final : public CpuLayer {
   BatchNormLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CpuLayer(be, d, in, opt) {
     const Shape& x = in_shapes_[0];
-    const BatchNormParams& p = d.bn;
     count_ = x.n() * x.h() * x.w();  // >= 2 when training (LayerBase checked); inference never divides by it - 1
     c_ = x.c();
 
+    // mean, var (this batch), running mean, running var, the two gradient staging rows, and the scale and shift
+    // the last training forward applied (fp32 passes; backward recomputes the ReLU gate from them).
+    stats_ = Buffer(be, 8 * static_cast<size_t>(c_) * sizeof(float));
+    float* s = stats_.as<float>();
+    for (int64_t i = 0; i < c_; ++i) {
+      s[2 * c_ + i] = 0.f;
+      s[3 * c_ + i] = 1.f;
+    }
+    if (dt_ == DType::F32) {
+      inference_coef_.resize(static_cast<size_t>(c_));
+      return;
+    }
+    build_onednn(x, d.bn, opt);
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
+    check_bound();
+    check_io(in, out);
+    if (dt_ != DType::F32) {
+      forward_onednn(in, out, training);
+    } else if (!training) {
+      // Inference: the running statistics.
+      const float* s = stats_.as<float>();
+      float* scale = inference_coef_.data();
+      for (int64_t i = 0; i < c_; ++i) scale[i] = params_[0][i] / std::sqrt(s[3 * c_ + i] + desc_.bn.eps);
+      bn::normalize(in[0].as<float>(), out.as<float>(), count_, c_, s + 2 * c_, scale, params_[1], opt_.relu);
+      return;
+    } else {
+      float* s = stats_.as<float>();
+      float *mean = s, *var = s + c_, *scale = s + 6 * c_, *shift = s + 7 * c_;
+      const float* x = in[0].as<float>();
+      bn::statistics(x, count_, c_, mean, var, work_);
+      for (int64_t i = 0; i < c_; ++i) {
+        scale[i] = params_[0][i] / std::sqrt(var[i] + desc_.bn.eps);
+        shift[i] = params_[1][i];
+      }
+      bn::normalize(x, out.as<float>(), count_, c_, mean, scale, shift, opt_.relu);
+    }
+    if (training) update_running_stats();
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool accumulate) override {
+    check_bound();
+    check_io(in, out);
+    MG_ENSURE(opt_.backward, where() + "backward on a layer built for inference");
+    if (dt_ != DType::F32) {
+      backward_onednn(in, dout, din, accumulate);
+      return;
+    }
+    float* s = stats_.as<float>();
+    float* dgamma = accumulate ? s + 4 * c_ : grads_[0];
+    float* dbeta = accumulate ? s + 5 * c_ : grads_[1];
+    bn::backward(in[0].as<float>(), dout.as<float>(), static_cast<float*>(din[0].data), count_, c_, s, params_[0],
+                 s + c_, desc_.bn.eps, s + 6 * c_, s + 7 * c_, opt_.relu, dgamma, dbeta, work_);
+    if (accumulate) {
+      store_or_add(grads_[0], s + 4 * c_, c_, true);
+      store_or_add(grads_[1], s + 5 * c_, c_, true);
+    }
+  }
+
+ private:
+  void build_onednn(const Shape& x, const BatchNormParams& p, const LayerOptions& opt) {
     const memory::desc data = act_desc(x, dt_);
     const memory::desc stat({c_}, DT::f32, Tag::a);
     using F = dnnl::normalization_flags;
     const F affine = F::use_scale | F::use_shift | (opt.relu ? F::fuse_norm_relu : F::none);
     MG_CHECK_DNNL(train_pd_ = dnnl::batch_normalization_forward::primitive_desc(
                       dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_training, data, p.eps, affine),
-                      attr(), be.engine()));
+                      attr(), be_.engine()));
     MG_CHECK_DNNL(infer_pd_ = dnnl::batch_normalization_forward::primitive_desc(
                       dnnl::batch_normalization_forward::desc(dnnl::prop_kind::forward_inference, data, p.eps,
                                                               affine | F::use_global_stats),
-                      attr(), be.engine()));
+                      attr(), be_.engine()));
     MG_CHECK_DNNL(bwd_pd_ = dnnl::batch_normalization_backward::primitive_desc(
                       dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, data, data, p.eps, affine),
-                      attr(), be.engine(), train_pd_));
+                      attr(), be_.engine(), train_pd_));
     MG_CHECK_DNNL(train_ = dnnl::batch_normalization_forward(train_pd_));
     MG_CHECK_DNNL(infer_ = dnnl::batch_normalization_forward(infer_pd_));
     MG_CHECK_DNNL(bwd_ = dnnl::batch_normalization_backward(bwd_pd_));
@@ -45,17 +111,11 @@ class BatchNormLayer final : public CpuLayer {
     allocate_scratch();
     if (opt.relu && opt.backward) {
       const memory::desc ws = train_pd_.workspace_desc();
-      workspace_buf_ = Buffer(be, ws.get_size());
+      workspace_buf_ = Buffer(be_, ws.get_size());
       workspace_ = mem(ws, workspace_buf_.get());
     }
 
-    // mean, var (this batch), running mean, running var, and the two gradient staging rows.
-    stats_ = Buffer(be, 6 * static_cast<size_t>(c_) * sizeof(float));
     float* s = stats_.as<float>();
-    for (int64_t i = 0; i < c_; ++i) {
-      s[2 * c_ + i] = 0.f;
-      s[3 * c_ + i] = 1.f;
-    }
     src_ = mem(data);
     dst_ = mem(data);
     ddst_ = mem(data);
@@ -70,9 +130,7 @@ class BatchNormLayer final : public CpuLayer {
     dshift_ = mem(stat);
   }
 
-  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
-    check_bound();
-    check_io(in, out);
+  void forward_onednn(const std::vector<Tensor>& in, const Tensor& out, bool training) {
     set(src_, in[0].data);
     set(dst_, out.data);
     set(scale_, params_[0]);
@@ -91,6 +149,9 @@ class BatchNormLayer final : public CpuLayer {
       a.emplace(DNNL_ARG_WORKSPACE, workspace_);
     }
     run(train_, std::move(a));
+  }
+
+  void update_running_stats() {
     const float m = desc_.bn.momentum;
     MG_ENSURE(count_ > 1, where() + "training forward on a layer built for inference with one value per channel");
     const float unbias = static_cast<float>(count_) / static_cast<float>(count_ - 1);
@@ -101,10 +162,8 @@ class BatchNormLayer final : public CpuLayer {
     }
   }
 
-  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
-                const std::vector<Tensor>& din, bool accumulate) override {
-    check_bound();
-    check_io(in, out);
+  void backward_onednn(const std::vector<Tensor>& in, const Tensor& dout, const std::vector<Tensor>& din,
+                       bool accumulate) {
     void* dx = din[0].data;
     if (!dx) {
       // Batch norm straight on the network input: gamma/beta still need the full backward, which always
@@ -140,8 +199,9 @@ class BatchNormLayer final : public CpuLayer {
     }
   }
 
- private:
   int64_t count_ = 0, c_ = 0;
+  bn::Workspace work_;
+  std::vector<float> inference_coef_;  // the scale from the running variance (fp32 inference)
   dnnl::batch_normalization_forward::primitive_desc train_pd_, infer_pd_;
   dnnl::batch_normalization_backward::primitive_desc bwd_pd_;
   dnnl::primitive train_, infer_, bwd_;

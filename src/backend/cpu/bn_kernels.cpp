@@ -1,0 +1,227 @@
+#include "backend/cpu/bn_kernels.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include <omp.h>
+
+// The row loops are built for AVX-512 and AVX2 besides the baseline the rest of the build targets, picked once
+// at load time by the CPU, since a layer small enough to sit in cache is bound by arithmetic, not memory.
+// The loops are templates inlined into plain cloned functions (clang clones no templates).
+#if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
+#define MG_BN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define MG_BN_INLINE inline __attribute__((always_inline))
+#else
+#define MG_BN_CLONES
+#define MG_BN_INLINE inline
+#endif
+
+namespace mg::cpu::bn {
+
+namespace {
+
+// Rows summed in fp32 before the run is added to the double totals.
+constexpr int64_t kRun = 64;
+// Below this many values a pass stays on one thread: waking the team costs more than it saves.
+constexpr int64_t kParallelMin = int64_t{1} << 15;
+
+int team_for(int64_t values) { return values < kParallelMin ? 1 : omp_get_max_threads(); }
+
+// The per-thread split of rows [0, rows) among nt threads.
+int64_t split(int64_t rows, int t, int nt) { return rows * t / nt; }
+
+// One thread's sums over rows [b, e): S[j] += f(x, dy)[j], Q[j] += h(x, dy)[j], via fp32 runs in s and q.
+// mode 0: f = x - k, h = (x - k)^2 (statistics about a shift k near the mean, so the variance does not cancel);
+// mode 1: f = g, h = g * (x - k) with g = dy, gated by (x - k) * scale + shift > 0 when relu (backward, k = mean).
+template <int kMode, bool kRelu>
+MG_BN_INLINE void sum_rows(const float* __restrict x, const float* __restrict dy, int64_t b, int64_t e, int64_t c,
+                           const float* __restrict k, const float* __restrict scale, const float* __restrict shift,
+                           float* __restrict s, float* __restrict q, double* __restrict S, double* __restrict Q) {
+  for (int64_t r0 = b; r0 < e; r0 += kRun) {
+    const int64_t r1 = std::min(e, r0 + kRun);
+    std::fill(s, s + c, 0.f);
+    std::fill(q, q + c, 0.f);
+    for (int64_t r = r0; r < r1; ++r) {
+      const float* __restrict xr = x + r * c;
+      if constexpr (kMode == 0) {
+#pragma omp simd
+        for (int64_t j = 0; j < c; ++j) {
+          const float d = xr[j] - k[j];
+          s[j] += d;
+          q[j] += d * d;
+        }
+      } else {
+        const float* __restrict gr = dy + r * c;
+#pragma omp simd
+        for (int64_t j = 0; j < c; ++j) {
+          float g = gr[j];
+          if constexpr (kRelu) {
+            const float v = (xr[j] - k[j]) * scale[j] + shift[j];
+            g = v > 0.f ? g : 0.f;
+          }
+          s[j] += g;
+          q[j] += g * (xr[j] - k[j]);
+        }
+      }
+    }
+    for (int64_t j = 0; j < c; ++j) {
+      S[j] += s[j];
+      Q[j] += q[j];
+    }
+  }
+}
+
+template <bool kRelu>
+MG_BN_INLINE void normalize_rows(const float* x, float* y, int64_t b, int64_t e, int64_t c,
+                                 const float* __restrict mean, const float* __restrict scale,
+                                 const float* __restrict shift) {
+  for (int64_t r = b; r < e; ++r) {
+    const float* xr = x + r * c;
+    float* yr = y + r * c;
+#pragma omp simd
+    for (int64_t j = 0; j < c; ++j) {
+      const float v = (xr[j] - mean[j]) * scale[j] + shift[j];
+      if constexpr (kRelu) {
+        yr[j] = v > 0.f ? v : 0.f;
+      } else {
+        yr[j] = v;
+      }
+    }
+  }
+}
+
+// dx = g * A + (x - mean) * B + D per channel, g as in sum_rows' mode 1 (centred, so B's term does not cancel
+// against D's when the mean is large).
+template <bool kRelu>
+MG_BN_INLINE void input_grad_rows(const float* __restrict x, const float* __restrict dy, float* __restrict dx,
+                                  int64_t b, int64_t e, int64_t c, const float* __restrict mean,
+                                  const float* __restrict scale, const float* __restrict shift,
+                                  const float* __restrict A,
+                                  const float* __restrict B, const float* __restrict D) {
+  for (int64_t r = b; r < e; ++r) {
+    const float* __restrict xr = x + r * c;
+    const float* __restrict gr = dy + r * c;
+    float* __restrict dr = dx + r * c;
+#pragma omp simd
+    for (int64_t j = 0; j < c; ++j) {
+      float g = gr[j];
+      if constexpr (kRelu) {
+        const float v = (xr[j] - mean[j]) * scale[j] + shift[j];
+        g = v > 0.f ? g : 0.f;
+      }
+      dr[j] = g * A[j] + (xr[j] - mean[j]) * B[j] + D[j];
+    }
+  }
+}
+
+MG_BN_CLONES void sum_rows_for(int mode, bool relu, const float* x, const float* dy, int64_t b, int64_t e, int64_t c,
+                              const float* k, const float* scale, const float* shift, float* s, float* q, double* S,
+                              double* Q) {
+  if (mode == 0) {
+    sum_rows<0, false>(x, dy, b, e, c, k, scale, shift, s, q, S, Q);
+  } else if (relu) {
+    sum_rows<1, true>(x, dy, b, e, c, k, scale, shift, s, q, S, Q);
+  } else {
+    sum_rows<1, false>(x, dy, b, e, c, k, scale, shift, s, q, S, Q);
+  }
+}
+
+MG_BN_CLONES void normalize_rows_for(bool relu, const float* x, float* y, int64_t b, int64_t e, int64_t c,
+                                    const float* mean, const float* scale, const float* shift) {
+  if (relu) {
+    normalize_rows<true>(x, y, b, e, c, mean, scale, shift);
+  } else {
+    normalize_rows<false>(x, y, b, e, c, mean, scale, shift);
+  }
+}
+
+MG_BN_CLONES void input_grad_rows_for(bool relu, const float* x, const float* dy, float* dx, int64_t b, int64_t e,
+                                     int64_t c, const float* mean, const float* scale, const float* shift,
+                                     const float* A, const float* B, const float* D) {
+  if (relu) {
+    input_grad_rows<true>(x, dy, dx, b, e, c, mean, scale, shift, A, B, D);
+  } else {
+    input_grad_rows<false>(x, dy, dx, b, e, c, mean, scale, shift, A, B, D);
+  }
+}
+
+// Both sums of every row, per thread, then added over threads into S and Q (c doubles each).
+void sum_all(int mode, bool relu, const float* x, const float* dy, int64_t rows, int64_t c, const float* k, const float* scale,
+             const float* shift, Workspace& ws, double* S, double* Q) {
+  const int team = team_for(rows * c);
+  const size_t per = 2 * static_cast<size_t>(c);
+  ws.sums.assign(per * static_cast<size_t>(team) * 2, 0.0);  // doubles, then room for the fp32 runs
+#pragma omp parallel num_threads(team)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    double* mine = ws.sums.data() + per * static_cast<size_t>(t);
+    auto* runs = reinterpret_cast<float*>(ws.sums.data() + per * static_cast<size_t>(team + t));
+    sum_rows_for(mode, relu, x, dy, split(rows, t, nt), split(rows, t + 1, nt), c, k, scale, shift, runs, runs + c,
+                 mine, mine + c);
+  }
+  std::fill(S, S + c, 0.0);
+  std::fill(Q, Q + c, 0.0);
+  for (int t = 0; t < team; ++t) {
+    const double* mine = ws.sums.data() + per * static_cast<size_t>(t);
+    for (int64_t j = 0; j < c; ++j) {
+      S[j] += mine[j];
+      Q[j] += mine[c + j];
+    }
+  }
+}
+
+}  // namespace
+
+void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var, Workspace& ws) {
+  ws.totals.resize(2 * static_cast<size_t>(c));
+  double *S = ws.totals.data(), *Q = S + c;
+  sum_all(0, false, x, nullptr, rows, c, x, nullptr, nullptr, ws, S, Q);
+  const double n = static_cast<double>(rows);
+  for (int64_t j = 0; j < c; ++j) {
+    const double m = S[j] / n;  // mean of x - x[0][j]
+    mean[j] = static_cast<float>(x[j] + m);
+    var[j] = static_cast<float>(std::max(Q[j] / n - m * m, 0.0));
+  }
+}
+
+void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* mean, const float* scale,
+               const float* shift, bool relu) {
+  const int team = team_for(rows * c);
+#pragma omp parallel num_threads(team)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t b = split(rows, t, nt), e = split(rows, t + 1, nt);
+    normalize_rows_for(relu, x, y, b, e, c, mean, scale, shift);
+  }
+}
+
+void backward(const float* x, const float* dy, float* dx, int64_t rows, int64_t c, const float* mean,
+              const float* gamma, const float* var, float eps, const float* scale, const float* shift, bool relu,
+              float* dgamma, float* dbeta, Workspace& ws) {
+  ws.totals.resize(2 * static_cast<size_t>(c));
+  double *S = ws.totals.data(), *Q = S + c;
+  sum_all(1, relu, x, dy, rows, c, mean, scale, shift, ws, S, Q);
+  const double n = static_cast<double>(rows);
+  ws.coef.resize(3 * static_cast<size_t>(c));
+  float *A = ws.coef.data(), *B = A + c, *D = B + c;
+  for (int64_t j = 0; j < c; ++j) {
+    const double rstd = 1.0 / std::sqrt(static_cast<double>(var[j]) + eps);
+    dgamma[j] = static_cast<float>(Q[j] * rstd);
+    dbeta[j] = static_cast<float>(S[j]);
+    // dx = gamma * rstd * (g - mean(g) - (x - mean) * rstd^2 * mean(g * (x - mean)))
+    const double a = gamma[j] * rstd, bb = -a * rstd * rstd * Q[j] / n;
+    A[j] = static_cast<float>(a);
+    B[j] = static_cast<float>(bb);
+    D[j] = static_cast<float>(-a * S[j] / n);
+  }
+  if (!dx) return;
+  const int team = team_for(rows * c);
+#pragma omp parallel num_threads(team)
+  {
+    const int t = omp_get_thread_num(), nt = omp_get_num_threads();
+    const int64_t b = split(rows, t, nt), e = split(rows, t + 1, nt);
+    input_grad_rows_for(relu, x, dy, dx, b, e, c, mean, scale, shift, A, B, D);
+  }
+}
+
+}  // namespace mg::cpu::bn
