@@ -4,8 +4,11 @@
 # channels-last, then again), so a slow period of a shared machine hits every side. Each side's figure is the
 # median over rounds of its per-run median step rate (batch / median step time); images over wall time is shown
 # beside it. Raw JSON of every run, a summary and the full log go under OUT (default results/cpu/<date>-...).
-#   scripts/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH DDP=0
+#   scripts/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH DDP=0 PROBE=1
 # DDP=1 adds, in every round, mgbench on 2 CPU replicas against PyTorch DDP (gloo, 2 processes; torch_ddp_cpu.py).
+# PROBE=1 (the default) runs scripts/machine-probe.sh right before each round's mgbench run and states that run as a
+# percentage of the FMA peak the probe just measured: a shared VM's peak moves between rounds (on the 2-core VM one
+# probe read 224 GFLOP/s and the next, 25 minutes later, 117), so a single probe cannot be the yardstick of all.
 # Needs Debian's python3-torch and python3-torchvision (apt-get install them; /usr/bin/python3 is used).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -18,13 +21,19 @@ ref=$root/scripts/torch_reference.py
 [[ -x $mg ]] || { echo "bench-cpu-vs-torch: no mgbench binary at $mg (build first or set MGBENCH)" >&2; exit 2; }
 /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null ||
   { echo "bench-cpu-vs-torch: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 2; }
+[[ ${PROBE:-1} == [01] ]] || { echo "bench-cpu-vs-torch: PROBE must be 0 or 1, not '${PROBE}'" >&2; exit 2; }
 mkdir -p "$out"
 log="$out/log.txt"
+"$mg" models --json > "$out/models.json"
 {
   echo "# $(date -u +%FT%TZ) on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs)"
   echo "# mgbench: $("$mg" --version | head -1); torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)')"
   echo "# $model, batch $batch, $steps timed steps after 3 warm-up, $threads threads, $rounds alternating rounds"
   for ((r = 1; r <= rounds; r++)); do
+    if [[ ${PROBE:-1} == 1 ]]; then
+      echo "\$ [round $r] scripts/machine-probe.sh $out/probe-$r.json"
+      "$root/scripts/machine-probe.sh" "$out/probe-$r.json"
+    fi
     echo "\$ [round $r] $mg --device cpu --gpus 1 --model $model --batch-size $batch --steps $steps --warmup 3 --threads $threads"
     "$mg" --device cpu --gpus 1 --model "$model" --batch-size "$batch" --steps "$steps" --warmup 3 \
       --threads "$threads" --no-progress --json "$out/mgbench-$r.json"
@@ -72,6 +81,17 @@ if os.path.exists(os.path.join(out, "mgbench-2-1.json")):
                            for r in range(1, rounds + 1))
     lines.append(f"2 replicas, images over wall time: mgbench {m2:.2f} img/s, PyTorch DDP (gloo) {t2:.2f} img/s, "
                  f"ratio {m2 / t2:.3f}")
+if os.path.exists(os.path.join(out, "probe-1.json")):
+    # Training FLOPs per image: forward, and backward's two passes of the same size (data and weights).
+    fwd = next(m["gflops_per_image"] for m in json.load(open(os.path.join(out, "models.json")))["models"]
+               if m["name"] == json.load(open(os.path.join(out, "mgbench-1.json")))["config"]["model"])
+    pct = []
+    for r in range(1, rounds + 1):
+        peak = json.load(open(os.path.join(out, f"probe-{r}.json")))["fma_gflops_all_cores"]
+        pct.append((100 * sides["mgbench"][r - 1][0] * 3 * fwd / peak, peak))
+    lines.append(f"mgbench % of the FMA peak ({3 * fwd:.2f} GFLOP per training image, each round against the probe "
+                 f"run just before it): median {statistics.median(p for p, _ in pct):.1f} %; rounds: "
+                 + ", ".join(f"{p:.1f} % [{peak:.0f}]" for p, peak in pct))
 text = "\n".join(lines)
 print(text)
 open(os.path.join(out, "summary.txt"), "w").write(text + "\n")
