@@ -257,6 +257,40 @@ TEST_CASE("cpu Winograd convolution gives direct convolution's outputs and gradi
   }
 }
 
+TEST_CASE("cpu convolution on its timed implementations gives the pinned one's outputs and gradients") {
+  // Shapes of ResNet-50's 56x56 pointwise layers at batch 8, long enough at set-up for the timed choice to take
+  // another of oneDNN's implementations of a pass (gemm was faster for them on the development VM) where the
+  // pinned backend keeps oneDNN's first; whichever ran, the results agree to rounding.
+  BackendOptions o;
+  o.cpu_conv_algo = CpuConvAlgo::Direct;
+  CpuBackend pinned(0, o);
+  o.cpu_conv_algo = CpuConvAlgo::Fastest;
+  CpuBackend timed(0, o);
+  auto rel = [](const std::vector<float>& a, const std::vector<float>& b) {
+    double num = 0, den = 0;
+    for (size_t i = 0; i < a.size(); ++i) {
+      num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+      den += static_cast<double>(b[i]) * b[i];
+    }
+    return std::sqrt(num / den);
+  };
+  const std::vector<std::pair<LayerDesc, Shape>> layers{{conv_layer("conv", 256, 1, 1, 0, 1, false), Shape{8, 64, 56, 56}},
+                                                        {conv_layer("conv", 64, 1, 1, 0, 1, true), Shape{8, 256, 56, 56}}};
+  for (const auto& [d, s] : layers) {
+    INFO("input " << s.str() << " out " << d.conv.out_channels);
+    LayerRig a(d, {s}, Precision::FP32, 7, &pinned), b(d, {s}, Precision::FP32, 7, &timed);
+    CHECK(rel(b.forward(), a.forward()) < 1e-5);
+    const std::vector<float> dy1 = random_vec(a.y.size(), 21), dy2 = random_vec(a.y.size(), 22);
+    a.backward(dy1);
+    b.backward(dy1);
+    CHECK(rel(b.dx[0], a.dx[0]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel(b.g[i], a.g[i]) < 1e-5);
+    a.backward(dy2, true);
+    b.backward(dy2, true);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel(b.g[i], a.g[i]) < 1e-5);
+  }
+}
+
 TEST_CASE("cpu dropout: inverted scaling, mask statistics, determinism, backward uses the forward mask") {
   const Shape s{4, 8, 16, 16};
   const int64_t n = s.numel();

@@ -12,6 +12,7 @@
 #include <mutex>
 
 #include <omp.h>
+#include <sys/mman.h>
 
 #include "backend/cpu/cpu_layers.h"
 
@@ -31,11 +32,42 @@ struct ConvPds {
 
 size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
 
-// Winograd keeps transformed tiles in the scratchpad, which every layer of the replica shares at the size of the
-// largest need; as cudnnFind on CUDA is held to a workspace limit, the timed choice only takes Winograd whose
-// scratchpad fits this. ResNet-50 at batch 16: 12-35 MB in its first three stages, 131 MB at 512 channels of
-// 7x7 for a 1.7 % shorter step, which is not worth 5 % more peak memory.
-constexpr size_t kWinogradScratchLimit = size_t{64} << 20;
+// Winograd keeps transformed tiles in the scratchpad, and oneDNN's gemm convolutions their im2col copies; every
+// layer of the replica shares one scratchpad at the size of the largest need, so, as cudnnFind on CUDA is held
+// to a workspace limit, a timed choice only takes what fits this. ResNet-50 at batch 16: Winograd 12-35 MB in its
+// first three stages, 131 MB at 512 channels of 7x7 for a 1.7 % shorter step, which is not worth 5 % more peak
+// memory; gemm 1-9 MB for the pointwise layers it wins, 78 MB for 512-channel 3x3 backward-weights.
+constexpr size_t kScratchLimit = size_t{64} << 20;
+
+// oneDNN lists several implementations of a direct convolution pass (JIT kernels for each ISA, brgemm, gemm) and
+// takes the first that applies, which on the development VM was up to 26 % slower than another for ResNet-50's
+// 56x56 pointwise layers (backward-weights: gemm 10.2 ms against jit_1x1 13.7 ms at batch 16). The timed choice
+// keeps oneDNN's own unless another is this much faster, so that timing noise does not move it.
+constexpr double kSwitchMargin = 0.95;
+// Nor below this: a pass that short at the timing batch matters little to a step, and its timing is mostly noise,
+// which would make the choice, and so the run's rounding, differ from one process to the next.
+constexpr double kMinSwitchMs = 1.0;
+
+// oneDNN's implementation per pass, by its name (impl_info_str); empty: its first choice.
+struct ImplNames {
+  std::string fwd, bwd_data, bwd_w;
+};
+
+// Moves pd to the implementation called name; false (pd then spent) when oneDNN offers none of that name.
+template <typename Pd>
+bool advance_to(Pd& pd, const std::string& name) {
+  if (name.empty()) return true;
+  do {
+    if (pd.impl_info_str() == name) return true;
+  } while (pd.next_impl());
+  return false;
+}
+
+// Reference code and SSE4.1 kernels never beat the AVX2/AVX-512 ones on a CPU that has those, and would
+// lengthen start-up most; oneDNN's first choice is always timed, whatever it is.
+bool worth_timing(const std::string& impl) {
+  return impl.find("ref") == std::string::npos && impl.find("sse41") == std::string::npos;
+}
 
 // The choice is timed on at most this many images: both algorithms' time grows in proportion to the batch, and
 // timing at a batch of hundreds would add tens of seconds (and gigabytes) to start-up.
@@ -51,21 +83,64 @@ size_t scratch_bytes(const ConvPds& p) {
                    p.bwd_w.scratchpad_desc().get_size()});
 }
 
+// Zeroed memory for timing, straight from the kernel and returned to it when this goes: through malloc, the
+// tens of megabytes each candidate needs would stay in glibc's heap (and raise its mmap threshold) for the rest
+// of the process, 280 MB of resident memory after ResNet-50's set-up that no allocator count shows. Zeroed
+// explicitly: untouched anonymous pages all read the one shared zero page, which would time reads from cache.
+class TimingMemory {
+ public:
+  explicit TimingMemory(dnnl::engine eng) : eng_(std::move(eng)) {}
+  TimingMemory(const TimingMemory&) = delete;
+  TimingMemory& operator=(const TimingMemory&) = delete;
+  ~TimingMemory() {
+    for (const auto& [p, n] : maps_) munmap(p, n);
+  }
+  dnnl::memory get(const memory::desc& md) {
+    const size_t n = std::max<size_t>(md.get_size(), 1);
+    void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (p == MAP_FAILED) throw std::bad_alloc();
+    maps_.emplace_back(p, n);
+    std::memset(p, 0, n);
+    dnnl::memory m;
+    MG_CHECK_DNNL(m = dnnl::memory(md, eng_, p));
+    return m;
+  }
+  // A byte buffer of a primitive's scratchpad size.
+  dnnl::memory scratch(size_t bytes) {
+    return get(memory::desc({static_cast<memory::dim>(std::max<size_t>(bytes, 1))}, DT::u8, Tag::a));
+  }
+
+ private:
+  dnnl::engine eng_;
+  std::vector<std::pair<void*, size_t>> maps_;
+};
+
 // The choice per shape is made once per process: replicas that are threads of one process then run the same
-// algorithm, and the second replica does not time while the first one trains.
+// algorithm, and the second replica does not time while the first one trains. A decision must not consult the
+// cache itself (the lock is held while it times).
 class ConvAlgoCache {
  public:
   template <typename Decide>
   bool winograd(const std::string& key, Decide decide) {
-    std::lock_guard<std::mutex> lock(mu_);
-    auto it = choice_.find(key);
-    if (it == choice_.end()) it = choice_.emplace(key, decide()).first;
-    return it->second;
+    return get(winograd_, key, decide);
+  }
+  template <typename Decide>
+  ImplNames impls(const std::string& key, Decide decide) {
+    return get(impls_, key, decide);
   }
 
  private:
+  template <typename T, typename Decide>
+  T get(std::map<std::string, T>& m, const std::string& key, Decide decide) {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = m.find(key);
+    if (it == m.end()) it = m.emplace(key, decide()).first;
+    return it->second;
+  }
+
   std::mutex mu_;
-  std::map<std::string, bool> choice_;
+  std::map<std::string, bool> winograd_;
+  std::map<std::string, ImplNames> impls_;
 };
 
 ConvAlgoCache& conv_algo_cache() {
@@ -92,7 +167,12 @@ class ConvLayer final : public WeightedLayer {
     }
     const memory::desc canonical(wdims, DT::f32, wstrides);
     const memory::desc src = act_desc(x, dt_), dst = act_desc(out_shape_, dt_);
-    const ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, src, dst, wdims, true);
+    // Pinned, each pass runs oneDNN's first implementation, so that two machines compare like with like.
+    ImplNames impls;
+    if (be.conv_algo() == CpuConvAlgo::Fastest) {
+      impls = conv_algo_cache().impls(problem_key(), [&] { return fastest_impls(wdims); });
+    }
+    const ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, src, dst, wdims, true, impls);
 
     ConvPds wino;
     bool use_wino = false;
@@ -102,8 +182,8 @@ class ConvLayer final : public WeightedLayer {
       try {
         wino = make_pds(dnnl::algorithm::convolution_winograd, src_any, dst_any, wdims, false);
         use_wino = be.conv_algo() == CpuConvAlgo::Winograd ||
-                   (scratch_bytes(wino) <= kWinogradScratchLimit &&
-                    conv_algo_cache().winograd(problem_key(), [&] { return winograd_is_faster(wdims); }));
+                   (scratch_bytes(wino) <= kScratchLimit &&
+                    conv_algo_cache().winograd(problem_key(), [&] { return winograd_is_faster(wdims, impls); }));
       } catch (const dnnl::error& e) {
         // Pinned, it must run what was asked for or say so (cpu_has_winograd tells callers beforehand).
         if (be.conv_algo() == CpuConvAlgo::Winograd)
@@ -149,26 +229,53 @@ class ConvLayer final : public WeightedLayer {
     return dt_ == DType::F32 && c.kh == 3 && c.kw == 3 && c.stride_h == 1 && c.stride_w == 1 && c.groups == 1;
   }
 
-  ConvPds make_pds(dnnl::algorithm algo, const memory::desc& src, const memory::desc& dst, const memory::dims& wdims,
-                   bool checked) {
+  // The operation descriptors of the three passes. oneDNN's implementation iterator points at its descriptor, so
+  // one must outlive every next_impl() on a primitive descriptor made from it; the backward ones take the
+  // forward's primitive descriptor, whose formats they follow, as their hint.
+  struct ConvDescs {
+    dnnl::algorithm algo;
+    memory::desc w_any, dw_any, bias_md;
+    memory::dims strides, pad;
+    Fwd::desc fwd;
+    BwdData::desc bwd_data(const Fwd::primitive_desc& hint) const {
+      return BwdData::desc(algo, hint.src_desc(), w_any, hint.dst_desc(), strides, pad, pad);
+    }
+    BwdW::desc bwd_w(const Fwd::primitive_desc& hint) const {
+      return BwdW::desc(algo, hint.src_desc(), dw_any, bias_md, hint.dst_desc(), strides, pad, pad);
+    }
+  };
+
+  ConvDescs conv_descs(dnnl::algorithm algo, const memory::desc& src, const memory::desc& dst,
+                       const memory::dims& wdims) const {
     const ConvParams& c = desc_.conv;
     const DT adt = to_dnnl(dt_);
     const memory::desc w_any(wdims, adt, Tag::any), dw_any(wdims, DT::f32, Tag::any);
     const memory::desc bias_md = c.bias ? memory::desc({c.out_channels}, DT::f32, Tag::a) : memory::desc();
     const memory::dims strides{c.stride_h, c.stride_w}, pad{c.pad_h, c.pad_w};
     // oneDNN floors the output size like torch, so symmetric padding describes the same convolution.
-    const memory::dims& pad_r = pad;
+    return ConvDescs{algo,    w_any, dw_any, bias_md, strides, pad,
+                     Fwd::desc(dnnl::prop_kind::forward_training, algo, src, w_any, bias_md, dst, strides, pad, pad)};
+  }
+
+  // The primitive descriptor of d at the implementation called name (oneDNN's first when name is empty or not
+  // offered).
+  template <typename Pd, typename Desc, typename... Hint>
+  Pd pick(const Desc& d, const std::string& name, const Hint&... hint) const {
+    Pd pd(d, attr(), be_.engine(), hint...);
+    if (!advance_to(pd, name)) pd = Pd(d, attr(), be_.engine(), hint...);
+    return pd;
+  }
+
+  ConvPds make_pds(dnnl::algorithm algo, const memory::desc& src, const memory::desc& dst, const memory::dims& wdims,
+                   bool checked, const ImplNames& impls = {}) {
     auto create = [&] {
+      const ConvDescs d = conv_descs(algo, src, dst, wdims);
       ConvPds p;
-      p.fwd = Fwd::primitive_desc(
-          Fwd::desc(dnnl::prop_kind::forward_training, algo, src, w_any, bias_md, dst, strides, pad, pad_r), attr(),
-          be_.engine());
-      p.bwd_data = BwdData::primitive_desc(BwdData::desc(algo, p.fwd.src_desc(), w_any, p.fwd.dst_desc(), strides, pad,
-                                                         pad_r),
-                                           attr(), be_.engine(), p.fwd);
-      p.bwd_w = BwdW::primitive_desc(BwdW::desc(algo, p.fwd.src_desc(), dw_any, bias_md, p.fwd.dst_desc(), strides, pad,
-                                                pad_r),
-                                     attr(), be_.engine(), p.fwd);
+      p.fwd = pick<Fwd::primitive_desc>(d.fwd, impls.fwd);
+      const BwdData::desc bd = d.bwd_data(p.fwd);
+      p.bwd_data = pick<BwdData::primitive_desc>(bd, impls.bwd_data, p.fwd);
+      const BwdW::desc bw = d.bwd_w(p.fwd);
+      p.bwd_w = pick<BwdW::primitive_desc>(bw, impls.bwd_w, p.fwd);
       return p;
     };
     if (!checked) return create();
@@ -188,40 +295,127 @@ class ConvLayer final : public WeightedLayer {
   }
 
   // Direct as well when timing fails (the direct primitives were created already, so they can run).
-  bool winograd_is_faster(const memory::dims& wdims) {
+  bool winograd_is_faster(const memory::dims& wdims, const ImplNames& impls) {
     try {
-      return time_both(wdims);
+      return time_both(wdims, impls);
     } catch (const std::exception&) {
       return false;
     }
   }
 
-  bool time_both(const memory::dims& wdims) {
+  bool time_both(const memory::dims& wdims, const ImplNames& impls) {
     const Shape x = with_batch(in_shapes_[0], kTimingBatch), y = with_batch(out_shape_, kTimingBatch);
     const memory::desc xd = act_desc(x, dt_), yd = act_desc(y, dt_);
     const memory::desc x_any(xd.dims(), xd.data_type(), Tag::any), y_any(yd.dims(), yd.data_type(), Tag::any);
     const ConvPds wino = make_pds(dnnl::algorithm::convolution_winograd, x_any, y_any, wdims, false);
-    const ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, xd, yd, wdims, true);
+    const ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, xd, yd, wdims, true, impls);
     return time_ms(wino, true, x, y) < time_ms(direct, false, x, y);
   }
 
+  // oneDNN's first implementation of each pass unless timing finds another kSwitchMargin faster; oneDNN's first
+  // for all when timing fails.
+  ImplNames fastest_impls(const memory::dims& wdims) {
+    try {
+      return time_impls(wdims);
+    } catch (const std::exception&) {
+      return {};
+    }
+  }
+
+  // Each pass on its own, every implementation worth timing whose scratchpad fits kScratchLimit, at the timing
+  // batch, on zeroed memory outside the backend's allocator (as time_ms).
+  ImplNames time_impls(const memory::dims& wdims) {
+    const Shape xs = with_batch(in_shapes_[0], kTimingBatch), ys = with_batch(out_shape_, kTimingBatch);
+    const ConvDescs d = conv_descs(dnnl::algorithm::convolution_direct, act_desc(xs, dt_), act_desc(ys, dt_), wdims);
+    TimingMemory mem(be_.engine());
+    dnnl::memory x = mem.get(act_desc(xs, dt_)), y = mem.get(act_desc(ys, dt_));
+    const bool has_bias = desc_.conv.bias;
+    dnnl::memory b = has_bias ? mem.get(memory::desc({desc_.conv.out_channels}, DT::f32, Tag::a)) : dnnl::memory();
+    ImplNames names;
+    names.fwd = fastest<Fwd::primitive_desc>(d.fwd, [&](const Fwd::primitive_desc& pd, TimingMemory& m) {
+      Args a{{DNNL_ARG_SRC, x}, {DNNL_ARG_WEIGHTS, m.get(pd.weights_desc())}, {DNNL_ARG_DST, y},
+             {DNNL_ARG_SCRATCHPAD, m.scratch(pd.scratchpad_desc().get_size())}};
+      if (has_bias) a.emplace(DNNL_ARG_BIAS, b);
+      return a;
+    });
+    if (!opt_.backward) return names;
+    const Fwd::primitive_desc hint = pick<Fwd::primitive_desc>(d.fwd, names.fwd);
+    if (opt_.input_grad) {
+      const BwdData::desc bd = d.bwd_data(hint);
+      names.bwd_data = fastest<BwdData::primitive_desc>(
+          bd,
+          [&](const BwdData::primitive_desc& pd, TimingMemory& m) {
+            return Args{{DNNL_ARG_DIFF_DST, y}, {DNNL_ARG_WEIGHTS, m.get(pd.weights_desc())}, {DNNL_ARG_DIFF_SRC, x},
+                        {DNNL_ARG_SCRATCHPAD, m.scratch(pd.scratchpad_desc().get_size())}};
+          },
+          hint);
+    }
+    const BwdW::desc bw = d.bwd_w(hint);
+    names.bwd_w = fastest<BwdW::primitive_desc>(
+        bw,
+        [&](const BwdW::primitive_desc& pd, TimingMemory& m) {
+          Args a{{DNNL_ARG_SRC, x}, {DNNL_ARG_DIFF_DST, y}, {DNNL_ARG_DIFF_WEIGHTS, m.get(pd.diff_weights_desc())},
+                 {DNNL_ARG_SCRATCHPAD, m.scratch(pd.scratchpad_desc().get_size())}};
+          if (has_bias) a.emplace(DNNL_ARG_DIFF_BIAS, b);
+          return a;
+        },
+        hint);
+    return names;
+  }
+
+  // The name of the fastest implementation oneDNN offers for d, or empty when that is oneDNN's first, not
+  // kSwitchMargin faster than it, or the first takes under kMinSwitchMs.
+  template <typename Pd, typename Desc, typename ArgsFor, typename... Hint>
+  std::string fastest(const Desc& d, ArgsFor args_for, const Hint&... hint) {
+    Pd pd(d, attr(), be_.engine(), hint...);
+    const std::string first = pd.impl_info_str();
+    std::string best = first;
+    double first_ms = 0, best_ms = 0;
+    do {
+      const std::string name = pd.impl_info_str();
+      const bool is_first = name == first;
+      if (!is_first && (!worth_timing(name) || pd.scratchpad_desc().get_size() > kScratchLimit)) continue;
+      dnnl::primitive prim;
+      MG_CHECK_DNNL(prim = dnnl::primitive(pd));
+      TimingMemory m(be_.engine());  // this candidate's weights and scratchpad, gone before the next one's
+      const double ms = time_exec(prim, args_for(pd, m));
+      if (is_first) first_ms = ms;
+      if (is_first || ms < best_ms) {
+        best_ms = ms;
+        best = name;
+      }
+    } while (pd.next_impl());
+    const bool worth = first_ms >= kMinSwitchMs && best_ms < kSwitchMargin * first_ms;
+    return best != first && worth ? best : std::string();
+  }
+
+  // Best of two runs after a warm-up.
+  double time_exec(dnnl::primitive& prim, const Args& a) {
+    dnnl::stream& st = be_.dnnl_stream();
+    double best = 1e300;
+    for (int r = 0; r < 3; ++r) {
+      const auto t0 = std::chrono::steady_clock::now();
+      MG_CHECK_DNNL(prim.execute(st, a));
+      MG_CHECK_DNNL(st.wait());
+      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (r > 0) best = std::min(best, ms);
+    }
+    return best;
+  }
+
   // Milliseconds of one step's worth of the layer's passes with pds (best of two after a warm-up), with the
-  // activation reorders a blocked variant adds; on zeroed memory of oneDNN's own, so that creating a layer
-  // leaves no trace in the backend's peak.
+  // activation reorders a blocked variant adds; on zeroed memory outside the backend's allocator (TimingMemory),
+  // so that creating a layer leaves no trace in the backend's peak.
   // The values do not matter to the time, so each tensor and its gradient share storage.
   double time_ms(const ConvPds& p, bool blocked, const Shape& x_shape, const Shape& y_shape) {
-    auto zeroed = [&](const memory::desc& md) {
-      dnnl::memory m(md, be_.engine());
-      std::memset(m.get_data_handle(), 0, md.get_size());
-      return m;
-    };
     const memory::desc x_md = act_desc(x_shape, dt_), y_md = act_desc(y_shape, dt_);
+    TimingMemory mem(be_.engine());
+    auto zeroed = [&](const memory::desc& md) { return mem.get(md); };
     dnnl::memory x = zeroed(x_md), y = zeroed(y_md), &dx = x, &dy = y;
     dnnl::memory xb = zeroed(p.fwd.src_desc()), yb = zeroed(p.fwd.dst_desc()), &dxb = xb, &dyb = yb;
     dnnl::memory w = zeroed(p.fwd.weights_desc()), wd = zeroed(p.bwd_data.weights_desc()),
                  dw = zeroed(p.bwd_w.diff_weights_desc());
-    dnnl::memory sp =
-        zeroed(memory::desc({static_cast<memory::dim>(std::max<size_t>(scratch_bytes(p), 1))}, DT::u8, Tag::a));
+    dnnl::memory sp = mem.scratch(scratch_bytes(p));
     const bool has_bias = desc_.conv.bias;
     const memory::desc bias_md({desc_.conv.out_channels}, DT::f32, Tag::a);
     dnnl::memory b = has_bias ? zeroed(bias_md) : dnnl::memory(), db = has_bias ? zeroed(bias_md) : dnnl::memory();

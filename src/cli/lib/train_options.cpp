@@ -40,8 +40,9 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--threads", c.threads, "CPU threads for this process (default: all cores)");
   app.add_option("--threads-per-replica", c.threads_per_replica, "CPU threads per replica (default: threads / replicas)");
   app.add_option("--cpu-conv-algo", o.cpu_conv_algo,
-                 "CPU convolutions: fastest (time direct against Winograd for fp32 3x3 stride-1 layers, once per "
-                 "shape, and run the faster) | direct | winograd (pin one; Winograd where it applies, direct "
+                 "CPU convolutions: fastest (per shape, once, at set-up: each pass's fastest oneDNN "
+                 "implementation, and direct against Winograd for fp32 3x3 stride-1 layers) | direct | winograd "
+                 "(pin one, untimed, oneDNN's first implementation of each pass; Winograd where it applies, direct "
                  "elsewhere)")->capture_default_str();
   app.add_option("--batch-size", o.batch_size, "images per device per step (global with --scaling strong); default 64 on GPU, 16 on CPU");
   app.add_option("--scaling", o.scaling, "weak (batch per device) | strong (global batch fixed)")->capture_default_str();
