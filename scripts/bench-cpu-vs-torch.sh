@@ -53,9 +53,9 @@ log="$out/log.txt"
     fi
   done
 } 2>&1 | tee "$log"
-python3 - "$out" "$rounds" <<'PY' | tee -a "$log"
+python3 - "$out" "$rounds" "${PROBE:-1}" "$threads" <<'PY' | tee -a "$log"
 import json, os, statistics, sys
-out, rounds = sys.argv[1], int(sys.argv[2])
+out, rounds, probed, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", int(sys.argv[4])
 def last_json(path):
     return json.loads(open(path).read().strip().splitlines()[-1])
 sides = {"mgbench": [], "pytorch NCHW": [], "pytorch channels-last": []}
@@ -81,13 +81,15 @@ if os.path.exists(os.path.join(out, "mgbench-2-1.json")):
                            for r in range(1, rounds + 1))
     lines.append(f"2 replicas, images over wall time: mgbench {m2:.2f} img/s, PyTorch DDP (gloo) {t2:.2f} img/s, "
                  f"ratio {m2 / t2:.3f}")
-if os.path.exists(os.path.join(out, "probe-1.json")):
+if probed:
     # Training FLOPs per image: forward, and backward's two passes of the same size (data and weights).
     fwd = next(m["gflops_per_image"] for m in json.load(open(os.path.join(out, "models.json")))["models"]
                if m["name"] == json.load(open(os.path.join(out, "mgbench-1.json")))["config"]["model"])
     pct = []
     for r in range(1, rounds + 1):
-        peak = json.load(open(os.path.join(out, f"probe-{r}.json")))["fma_gflops_all_cores"]
+        probe = json.load(open(os.path.join(out, f"probe-{r}.json")))
+        # With fewer threads than cores, the peak of the cores mgbench used.
+        peak = probe["fma_gflops_all_cores"] * min(threads, probe["cores"]) / probe["cores"]
         pct.append((100 * sides["mgbench"][r - 1][0] * 3 * fwd / peak, peak))
     lines.append(f"mgbench % of the FMA peak ({3 * fwd:.2f} GFLOP per training image, each round against the probe "
                  f"run just before it): median {statistics.median(p for p, _ in pct):.1f} %; rounds: "

@@ -145,24 +145,44 @@ MG_BN_CLONES void input_grad_rows_for(bool relu, const float* x, const float* dy
   }
 }
 
-// Both sums of every row, per thread, then added over threads into S and Q (c doubles each).
-void sum_all(int mode, bool relu, const float* x, const float* dy, int64_t rows, int64_t c, const float* k, const float* scale,
-             const float* shift, Workspace& ws, double* S, double* Q) {
-  const int team = team_for(rows * c);
+// Where a call's values sit in its scratch: per thread 2c double totals, then per thread 2c fp32 runs, then the
+// 2c double sums over threads, then 4c floats (the statistics' shift, or backward's coefficients).
+struct Layout {
+  double* totals;  // [thread][2c]
+  float* runs;     // [thread][2c]
+  double* sums;    // [2c]
+  float* coef;     // [4c]
+};
+
+Layout carve(const Scratch& s, int64_t c) {
+  char* p = static_cast<char*>(s.p);
+  const size_t threads = static_cast<size_t>(s.threads), cc = static_cast<size_t>(c);
+  Layout l{};
+  l.totals = reinterpret_cast<double*>(p);
+  l.runs = reinterpret_cast<float*>(p + threads * 2 * cc * sizeof(double));
+  l.sums = reinterpret_cast<double*>(p + threads * 2 * cc * (sizeof(double) + sizeof(float)));
+  l.coef = reinterpret_cast<float*>(reinterpret_cast<char*>(l.sums) + 2 * cc * sizeof(double));
+  return l;
+}
+
+// Both sums of every row, per thread, then added over threads into l.sums (S, then Q).
+void sum_all(int mode, bool relu, const float* x, const float* dy, int64_t rows, int64_t c, const float* k,
+             const float* scale, const float* shift, const Scratch& scratch, const Layout& l) {
+  const int team = std::min(team_for(rows * c), std::max(scratch.threads, 1));
   const size_t per = 2 * static_cast<size_t>(c);
-  ws.sums.assign(per * static_cast<size_t>(team) * 2, 0.0);  // doubles, then room for the fp32 runs
+  std::fill(l.totals, l.totals + per * static_cast<size_t>(team), 0.0);
 #pragma omp parallel num_threads(team)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    double* mine = ws.sums.data() + per * static_cast<size_t>(t);
-    auto* runs = reinterpret_cast<float*>(ws.sums.data() + per * static_cast<size_t>(team + t));
+    double* mine = l.totals + per * static_cast<size_t>(t);
+    float* runs = l.runs + per * static_cast<size_t>(t);
     sum_rows_for(mode, relu, x, dy, split(rows, t, nt), split(rows, t + 1, nt), c, k, scale, shift, runs, runs + c,
                  mine, mine + c);
   }
-  std::fill(S, S + c, 0.0);
-  std::fill(Q, Q + c, 0.0);
-  for (int t = 0; t < team; ++t) {
-    const double* mine = ws.sums.data() + per * static_cast<size_t>(t);
+  double *S = l.sums, *Q = S + c;
+  std::fill(S, S + per, 0.0);
+  for (int t = 0; t < team; ++t) {  // a thread the runtime did not start left its zeros
+    const double* mine = l.totals + per * static_cast<size_t>(t);
     for (int64_t j = 0; j < c; ++j) {
       S[j] += mine[j];
       Q[j] += mine[c + j];
@@ -172,14 +192,27 @@ void sum_all(int mode, bool relu, const float* x, const float* dy, int64_t rows,
 
 }  // namespace
 
-void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var, Workspace& ws) {
-  ws.totals.resize(2 * static_cast<size_t>(c));
-  double *S = ws.totals.data(), *Q = S + c;
-  sum_all(0, false, x, nullptr, rows, c, x, nullptr, nullptr, ws, S, Q);
+size_t scratch_bytes(int64_t c, int threads) {
+  const size_t cc = static_cast<size_t>(c), t = static_cast<size_t>(std::max(threads, 1));
+  return t * 2 * cc * (sizeof(double) + sizeof(float)) + 2 * cc * sizeof(double) + 4 * cc * sizeof(float);
+}
+
+void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var, Scratch scratch) {
+  const Layout l = carve(scratch, c);
+  // The shift: the mean of the first rows, near the channel's mean unless the data are ordered by it.
+  float* k = l.coef;
+  const int64_t head = std::min(rows, kRun);
+  std::fill(k, k + c, 0.f);
+  for (int64_t r = 0; r < head; ++r) {
+    for (int64_t j = 0; j < c; ++j) k[j] += x[r * c + j];
+  }
+  for (int64_t j = 0; j < c; ++j) k[j] /= static_cast<float>(head);
+  sum_all(0, false, x, nullptr, rows, c, k, nullptr, nullptr, scratch, l);
+  const double *S = l.sums, *Q = S + c;
   const double n = static_cast<double>(rows);
   for (int64_t j = 0; j < c; ++j) {
-    const double m = S[j] / n;  // mean of x - x[0][j]
-    mean[j] = static_cast<float>(x[j] + m);
+    const double m = S[j] / n;  // mean of x - k
+    mean[j] = static_cast<float>(k[j] + m);
     var[j] = static_cast<float>(std::max(Q[j] / n - m * m, 0.0));
   }
 }
@@ -197,13 +230,12 @@ void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* m
 
 void backward(const float* x, const float* dy, float* dx, int64_t rows, int64_t c, const float* mean,
               const float* gamma, const float* var, float eps, const float* scale, const float* shift, bool relu,
-              float* dgamma, float* dbeta, Workspace& ws) {
-  ws.totals.resize(2 * static_cast<size_t>(c));
-  double *S = ws.totals.data(), *Q = S + c;
-  sum_all(1, relu, x, dy, rows, c, mean, scale, shift, ws, S, Q);
+              float* dgamma, float* dbeta, Scratch scratch) {
+  const Layout l = carve(scratch, c);
+  sum_all(1, relu, x, dy, rows, c, mean, scale, shift, scratch, l);
+  const double *S = l.sums, *Q = S + c;
   const double n = static_cast<double>(rows);
-  ws.coef.resize(3 * static_cast<size_t>(c));
-  float *A = ws.coef.data(), *B = A + c, *D = B + c;
+  float *A = l.coef, *B = A + c, *D = B + c;
   for (int64_t j = 0; j < c; ++j) {
     const double rstd = 1.0 / std::sqrt(static_cast<double>(var[j]) + eps);
     dgamma[j] = static_cast<float>(Q[j] * rstd);
@@ -215,8 +247,7 @@ void backward(const float* x, const float* dy, float* dx, int64_t rows, int64_t 
     D[j] = static_cast<float>(-a * S[j] / n);
   }
   if (!dx) return;
-  const int team = team_for(rows * c);
-#pragma omp parallel num_threads(team)
+#pragma omp parallel num_threads(team_for(rows * c))
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     const int64_t b = split(rows, t, nt), e = split(rows, t + 1, nt);

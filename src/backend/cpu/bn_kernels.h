@@ -1,11 +1,12 @@
-// fp32 batch normalization over NHWC activations, our own loops rather than oneDNN's primitive: on the
-// development VM oneDNN 2.6's NHWC batch norm ran at about half the memory bandwidth a plain pass reaches
-// (ResNet-50 at batch 16 spent 250 ms of a 2.1 s step in it), and these passes are memory-bound. Used by the
-// CPU batch-norm layer for fp32; bf16 keeps oneDNN's primitive.
+// fp32 batch normalization over NHWC activations, our own loops rather than oneDNN's primitive: these passes are
+// memory-bound, and on the development VM oneDNN 2.6's NHWC batch norm took about twice as long as these loops
+// on one tensor and, inside a ResNet-50 step, 245 ms against 208 (results/cpu/2026-11-27-resnet50-b16-bn/).
+// Used by the CPU batch-norm layer for fp32; bf16 keeps oneDNN's primitive.
 //
 // A tensor is `rows` x `c` floats (rows = N*H*W). Each call parallelises over rows with OpenMP on the calling
 // thread's team (CpuBackend::attach_thread set its size) and runs to completion. Sums accumulate in fp32 over
-// short runs of rows and in double beyond, so a channel of millions of values loses no precision to order.
+// short runs of rows and in double beyond, so a channel of millions of values loses no precision to order; the
+// statistics sum about a shift, the mean of the first rows, so the variance does not cancel against the mean.
 //
 // The input is centred before it is scaled, as oneDNN does: folding the mean into the shift would cancel
 // catastrophically when the mean is large against the spread. The fused ReLU keeps no mask: backward recomputes
@@ -13,20 +14,22 @@
 // same arithmetic (this file is built without FMA contraction), so it gates exactly the elements the forward
 // zeroed.
 #pragma once
+#include <cstddef>
 #include <cstdint>
-#include <vector>
 
 namespace mg::cpu::bn {
 
-// Per-thread partial sums and per-channel totals, kept by the caller so no pass allocates once it has run.
-struct Workspace {
-  std::vector<double> sums;  // per thread: 2c running totals, then room for 2c fp32 runs
-  std::vector<double> totals;
-  std::vector<float> coef;
+// Room for the per-thread partial sums and per-channel values of one call, carved from caller-provided memory
+// (the CPU layer gives the replica's shared scratchpad, so it counts towards peak memory and no call
+// allocates). A call runs on at most `threads` threads, whatever the calling team's size.
+struct Scratch {
+  void* p = nullptr;
+  int threads = 1;
 };
+size_t scratch_bytes(int64_t c, int threads);
 
 // mean[c] and biased var[c] over the rows.
-void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var, Workspace& ws);
+void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var, Scratch scratch);
 
 // y = (x - mean[c]) * scale[c] + shift[c], then max(y, 0) with relu. x and y may be the same storage.
 void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* mean, const float* scale,
@@ -37,6 +40,6 @@ void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* m
 // ReLU's output with relu). Writes dgamma, dbeta and, unless dx is null, dx; x, dy and dx are distinct.
 void backward(const float* x, const float* dy, float* dx, int64_t rows, int64_t c, const float* mean,
               const float* gamma, const float* var, float eps, const float* scale, const float* shift, bool relu,
-              float* dgamma, float* dbeta, Workspace& ws);
+              float* dgamma, float* dbeta, Scratch scratch);
 
 }  // namespace mg::cpu::bn

@@ -10,6 +10,7 @@
 #include <cstring>
 #include <map>
 #include <mutex>
+#include <set>
 
 #include <omp.h>
 #include <sys/mman.h>
@@ -100,6 +101,8 @@ class TimingMemory {
     void* p = mmap(nullptr, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (p == MAP_FAILED) throw std::bad_alloc();
     maps_.emplace_back(p, n);
+    // As CpuBackend::device_alloc advises the buffers the layers run on.
+    if (n >= (size_t{2} << 20)) madvise(p, n, MADV_HUGEPAGE);
     std::memset(p, 0, n);
     dnnl::memory m;
     MG_CHECK_DNNL(m = dnnl::memory(md, eng_, p));
@@ -172,7 +175,12 @@ class ConvLayer final : public WeightedLayer {
     if (be.conv_algo() == CpuConvAlgo::Fastest) {
       impls = conv_algo_cache().impls(problem_key(), [&] { return fastest_impls(wdims); });
     }
-    const ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, src, dst, wdims, true, impls);
+    ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, src, dst, wdims, true, impls);
+    // The limit held at the timing batch; a scratchpad that grows with the batch may pass it at the real one.
+    if (over_limit(direct.fwd, impls.fwd) | over_limit(direct.bwd_data, impls.bwd_data) |
+        over_limit(direct.bwd_w, impls.bwd_w)) {
+      direct = make_pds(dnnl::algorithm::convolution_direct, src, dst, wdims, true, impls);
+    }
 
     ConvPds wino;
     bool use_wino = false;
@@ -289,9 +297,19 @@ class ConvLayer final : public WeightedLayer {
   std::string problem_key() const {
     const Shape& x = in_shapes_[0];
     const ConvParams& c = desc_.conv;
-    return x.str() + ">" + std::to_string(c.out_channels) + (c.bias ? "b" : "") + "|p" + std::to_string(c.pad_h) +
-           "x" + std::to_string(c.pad_w) + "|t" + std::to_string(omp_get_max_threads()) +
+    return x.str() + ">" + std::to_string(c.out_channels) + (c.bias ? "b" : "") + "|k" + std::to_string(c.kh) + "x" +
+           std::to_string(c.kw) + "|s" + std::to_string(c.stride_h) + "x" + std::to_string(c.stride_w) + "|g" +
+           std::to_string(c.groups) + "|p" + std::to_string(c.pad_h) + "x" + std::to_string(c.pad_w) + "|" +
+           dtype_name(dt_) + "|t" + std::to_string(omp_get_max_threads()) +
            (opt_.backward ? "|bwd" : "") + (opt_.input_grad ? "|dx" : "");
+  }
+
+  // Whether a pass on a timed implementation needs more scratchpad than kScratchLimit; forgets the choice if so.
+  template <typename Pd>
+  static bool over_limit(const Pd& pd, std::string& impl) {
+    if (impl.empty() || pd.scratchpad_desc().get_size() <= kScratchLimit) return false;
+    impl.clear();
+    return true;
   }
 
   // Direct as well when timing fails (the direct primitives were created already, so they can run).
@@ -371,25 +389,32 @@ class ConvLayer final : public WeightedLayer {
     const std::string first = pd.impl_info_str();
     std::string best = first;
     double first_ms = 0, best_ms = 0;
+    std::set<std::string> seen;  // a name is chosen by its first occurrence (advance_to), so only that is timed
+    bool is_first = true;
     do {
       const std::string name = pd.impl_info_str();
-      const bool is_first = name == first;
-      if (!is_first && (!worth_timing(name) || pd.scratchpad_desc().get_size() > kScratchLimit)) continue;
-      dnnl::primitive prim;
-      MG_CHECK_DNNL(prim = dnnl::primitive(pd));
-      TimingMemory m(be_.engine());  // this candidate's weights and scratchpad, gone before the next one's
-      const double ms = time_exec(prim, args_for(pd, m));
-      if (is_first) first_ms = ms;
-      if (is_first || ms < best_ms) {
-        best_ms = ms;
-        best = name;
+      const bool fresh = seen.insert(name).second;
+      if (!is_first && (!fresh || !worth_timing(name) || pd.scratchpad_desc().get_size() > kScratchLimit)) continue;
+      try {
+        dnnl::primitive prim;
+        MG_CHECK_DNNL(prim = dnnl::primitive(pd));
+        TimingMemory m(be_.engine());  // this candidate's weights and scratchpad, gone before the next one's
+        const double ms = time_exec(prim, args_for(pd, m));
+        if (is_first) first_ms = ms;
+        if (is_first || ms < best_ms) {
+          best_ms = ms;
+          best = name;
+        }
+      } catch (const std::exception&) {
+        if (is_first) return std::string();  // nothing to hold the others against
       }
+      is_first = false;
     } while (pd.next_impl());
     const bool worth = first_ms >= kMinSwitchMs && best_ms < kSwitchMargin * first_ms;
     return best != first && worth ? best : std::string();
   }
 
-  // Best of two runs after a warm-up.
+  // Best of two runs after a warm-up (the first run pays page faults and cold caches).
   double time_exec(dnnl::primitive& prim, const Args& a) {
     dnnl::stream& st = be_.dnnl_stream();
     double best = 1e300;

@@ -10,6 +10,8 @@
 // recompute the gate from the input; oneDNN's fuse_norm_relu keeps a bit mask in a workspace the layer owns.
 #include <cmath>
 
+#include <omp.h>
+
 #include "backend/cpu/bn_kernels.h"
 #include "backend/cpu/cpu_layers.h"
 
@@ -25,16 +27,20 @@ class BatchNormLayer final : public CpuLayer {
     count_ = x.n() * x.h() * x.w();  // >= 2 when training (LayerBase checked); inference never divides by it - 1
     c_ = x.c();
 
-    // mean, var (this batch), running mean, running var, the two gradient staging rows, and the scale and shift
-    // the last training forward applied (fp32 passes; backward recomputes the ReLU gate from them).
-    stats_ = Buffer(be, 8 * static_cast<size_t>(c_) * sizeof(float));
+    // mean, var (this batch), running mean, running var, the two gradient staging rows, the scale and shift the
+    // last training forward applied (fp32 passes; backward recomputes the ReLU gate from them), and the scale
+    // from the running variance (fp32 inference).
+    stats_ = Buffer(be, 9 * static_cast<size_t>(c_) * sizeof(float));
     float* s = stats_.as<float>();
     for (int64_t i = 0; i < c_; ++i) {
       s[2 * c_ + i] = 0.f;
       s[3 * c_ + i] = 1.f;
     }
     if (dt_ == DType::F32) {
-      inference_coef_.resize(static_cast<size_t>(c_));
+      // The passes' per-thread sums sit in the replica's shared scratchpad, sized for this thread's team.
+      threads_ = omp_get_max_threads();
+      need_scratch(memory::desc({static_cast<memory::dim>(bn::scratch_bytes(c_, threads_))}, DT::u8, Tag::a));
+      allocate_scratch();
       return;
     }
     build_onednn(x, d.bn, opt);
@@ -46,9 +52,8 @@ class BatchNormLayer final : public CpuLayer {
     if (dt_ != DType::F32) {
       forward_onednn(in, out, training);
     } else if (!training) {
-      // Inference: the running statistics.
-      const float* s = stats_.as<float>();
-      float* scale = inference_coef_.data();
+      float* s = stats_.as<float>();
+      float* scale = s + 8 * c_;
       for (int64_t i = 0; i < c_; ++i) scale[i] = params_[0][i] / std::sqrt(s[3 * c_ + i] + desc_.bn.eps);
       bn::normalize(in[0].as<float>(), out.as<float>(), count_, c_, s + 2 * c_, scale, params_[1], opt_.relu);
       return;
@@ -56,7 +61,7 @@ class BatchNormLayer final : public CpuLayer {
       float* s = stats_.as<float>();
       float *mean = s, *var = s + c_, *scale = s + 6 * c_, *shift = s + 7 * c_;
       const float* x = in[0].as<float>();
-      bn::statistics(x, count_, c_, mean, var, work_);
+      bn::statistics(x, count_, c_, mean, var, bn::Scratch{be_.scratchpad(), threads_});
       for (int64_t i = 0; i < c_; ++i) {
         scale[i] = params_[0][i] / std::sqrt(var[i] + desc_.bn.eps);
         shift[i] = params_[1][i];
@@ -79,7 +84,8 @@ class BatchNormLayer final : public CpuLayer {
     float* dgamma = accumulate ? s + 4 * c_ : grads_[0];
     float* dbeta = accumulate ? s + 5 * c_ : grads_[1];
     bn::backward(in[0].as<float>(), dout.as<float>(), static_cast<float*>(din[0].data), count_, c_, s, params_[0],
-                 s + c_, desc_.bn.eps, s + 6 * c_, s + 7 * c_, opt_.relu, dgamma, dbeta, work_);
+                 s + c_, desc_.bn.eps, s + 6 * c_, s + 7 * c_, opt_.relu, dgamma, dbeta,
+                 bn::Scratch{be_.scratchpad(), threads_});
     if (accumulate) {
       store_or_add(grads_[0], s + 4 * c_, c_, true);
       store_or_add(grads_[1], s + 5 * c_, c_, true);
@@ -200,8 +206,7 @@ class BatchNormLayer final : public CpuLayer {
   }
 
   int64_t count_ = 0, c_ = 0;
-  bn::Workspace work_;
-  std::vector<float> inference_coef_;  // the scale from the running variance (fp32 inference)
+  int threads_ = 1;  // the fp32 passes' most threads (their scratch is sized for it)
   dnnl::batch_normalization_forward::primitive_desc train_pd_, infer_pd_;
   dnnl::batch_normalization_backward::primitive_desc bwd_pd_;
   dnnl::primitive train_, infer_, bwd_;
