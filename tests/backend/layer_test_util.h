@@ -168,6 +168,17 @@ inline void check_gradients(LayerRig& rig, float h, double atol, double rtol, si
   for (size_t i = 0; i < rig.p.size(); ++i) check_tensor(rig.p[i], g[i], "param " + std::to_string(i));
 }
 
+// Norm-wise relative difference ||a - b|| / ||b||.
+inline double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
+  REQUIRE(a.size() == b.size());
+  double num = 0, den = 0;
+  for (size_t i = 0; i < a.size(); ++i) {
+    num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
+    den += static_cast<double>(b[i]) * b[i];
+  }
+  return std::sqrt(num / den);
+}
+
 inline double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b) {
   REQUIRE(a.size() == b.size());
   double m = 0;

@@ -225,14 +225,6 @@ TEST_CASE("cpu Winograd convolution gives direct convolution's outputs and gradi
   CpuBackend wino(0, o);
   const std::vector<std::pair<LayerDesc, Shape>> layers{{conv_layer("conv", 64, 3, 1, 1, 1, true), Shape{2, 64, 14, 14}},
                                                         {conv_layer("conv", 16, 3, 1, 1), Shape{3, 3, 11, 9}}};
-  auto rel = [](const std::vector<float>& a, const std::vector<float>& b) {
-    double num = 0, den = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-      num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-      den += static_cast<double>(b[i]) * b[i];
-    }
-    return std::sqrt(num / den);
-  };
   for (const auto& [d, s] : layers) {
     INFO("input " << s.str());
     const int direct_before = direct.conv_algorithm_counts()["direct"], wino_before = wino.conv_algorithm_counts()["winograd"];
@@ -242,18 +234,18 @@ TEST_CASE("cpu Winograd convolution gives direct convolution's outputs and gradi
     CHECK(wino.conv_algorithm_counts().count("direct") == 0);
     CHECK(direct.conv_algorithm_counts()["direct"] == direct_before + 1);
     CHECK(wino.conv_algorithm_counts()["winograd"] == wino_before + 1);
-    CHECK(rel(b.forward(), a.forward()) < 1e-5);
+    CHECK(rel_l2(b.forward(), a.forward()) < 1e-5);
     const std::vector<float> dy1 = random_vec(a.y.size(), 21), dy2 = random_vec(a.y.size(), 22);
     a.backward(dy1);
     b.backward(dy1);
-    CHECK(rel(b.dx[0], a.dx[0]) < 1e-5);
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel(b.g[i], a.g[i]) < 1e-5);
+    CHECK(rel_l2(b.dx[0], a.dx[0]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_l2(b.g[i], a.g[i]) < 1e-5);
     // Accumulated, without the input gradient (the network's first layer): the input gradient is untouched.
     b.dx[0].assign(b.dx[0].size(), 42.f);
     a.backward(dy2, true, {false});
     b.backward(dy2, true, {false});
     CHECK(std::all_of(b.dx[0].begin(), b.dx[0].end(), [](float v) { return v == 42.f; }));
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel(b.g[i], a.g[i]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_l2(b.g[i], a.g[i]) < 1e-5);
   }
 }
 
@@ -266,28 +258,20 @@ TEST_CASE("cpu convolution on its timed implementations gives the pinned one's o
   CpuBackend pinned(0, o);
   o.cpu_conv_algo = CpuConvAlgo::Fastest;
   CpuBackend timed(0, o);
-  auto rel = [](const std::vector<float>& a, const std::vector<float>& b) {
-    double num = 0, den = 0;
-    for (size_t i = 0; i < a.size(); ++i) {
-      num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-      den += static_cast<double>(b[i]) * b[i];
-    }
-    return std::sqrt(num / den);
-  };
   const std::vector<std::pair<LayerDesc, Shape>> layers{{conv_layer("conv", 256, 1, 1, 0, 1, false), Shape{8, 64, 56, 56}},
                                                         {conv_layer("conv", 64, 1, 1, 0, 1, true), Shape{8, 256, 56, 56}}};
   for (const auto& [d, s] : layers) {
     INFO("input " << s.str() << " out " << d.conv.out_channels);
     LayerRig a(d, {s}, Precision::FP32, 7, &pinned), b(d, {s}, Precision::FP32, 7, &timed);
-    CHECK(rel(b.forward(), a.forward()) < 1e-5);
+    CHECK(rel_l2(b.forward(), a.forward()) < 1e-5);
     const std::vector<float> dy1 = random_vec(a.y.size(), 21), dy2 = random_vec(a.y.size(), 22);
     a.backward(dy1);
     b.backward(dy1);
-    CHECK(rel(b.dx[0], a.dx[0]) < 1e-5);
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel(b.g[i], a.g[i]) < 1e-5);
+    CHECK(rel_l2(b.dx[0], a.dx[0]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_l2(b.g[i], a.g[i]) < 1e-5);
     a.backward(dy2, true);
     b.backward(dy2, true);
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel(b.g[i], a.g[i]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_l2(b.g[i], a.g[i]) < 1e-5);
   }
 }
 

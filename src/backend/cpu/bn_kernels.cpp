@@ -30,6 +30,16 @@ int team_for(int64_t values) { return values < kParallelMin ? 1 : omp_get_max_th
 // The per-thread split of rows [0, rows) among nt threads.
 int64_t split(int64_t rows, int t, int nt) { return rows * t / nt; }
 
+// The normalised value, the one expression forward's output and backward's ReLU gate both come from.
+MG_BN_INLINE float normalized(float x, float mean, float scale, float shift) { return (x - mean) * scale + shift; }
+
+// dy where the forward's ReLU passed its element, else 0.
+template <bool kRelu>
+MG_BN_INLINE float gated(float dy, float x, float mean, float scale, float shift) {
+  if constexpr (kRelu) return normalized(x, mean, scale, shift) > 0.f ? dy : 0.f;
+  return dy;
+}
+
 // One thread's sums over rows [b, e): S[j] += f(x, dy)[j], Q[j] += h(x, dy)[j], via fp32 runs in s and q.
 // mode 0: f = x - k, h = (x - k)^2 (statistics about a shift k near the mean, so the variance does not cancel);
 // mode 1: f = g, h = g * (x - k) with g = dy, gated by (x - k) * scale + shift > 0 when relu (backward, k = mean).
@@ -54,11 +64,7 @@ MG_BN_INLINE void sum_rows(const float* __restrict x, const float* __restrict dy
         const float* __restrict gr = dy + r * c;
 #pragma omp simd
         for (int64_t j = 0; j < c; ++j) {
-          float g = gr[j];
-          if constexpr (kRelu) {
-            const float v = (xr[j] - k[j]) * scale[j] + shift[j];
-            g = v > 0.f ? g : 0.f;
-          }
+          const float g = gated<kRelu>(gr[j], xr[j], k[j], scale[j], shift[j]);
           s[j] += g;
           q[j] += g * (xr[j] - k[j]);
         }
@@ -80,7 +86,7 @@ MG_BN_INLINE void normalize_rows(const float* x, float* y, int64_t b, int64_t e,
     float* yr = y + r * c;
 #pragma omp simd
     for (int64_t j = 0; j < c; ++j) {
-      const float v = (xr[j] - mean[j]) * scale[j] + shift[j];
+      const float v = normalized(xr[j], mean[j], scale[j], shift[j]);
       if constexpr (kRelu) {
         yr[j] = v > 0.f ? v : 0.f;
       } else {
@@ -104,11 +110,7 @@ MG_BN_INLINE void input_grad_rows(const float* __restrict x, const float* __rest
     float* __restrict dr = dx + r * c;
 #pragma omp simd
     for (int64_t j = 0; j < c; ++j) {
-      float g = gr[j];
-      if constexpr (kRelu) {
-        const float v = (xr[j] - mean[j]) * scale[j] + shift[j];
-        g = v > 0.f ? g : 0.f;
-      }
+      const float g = gated<kRelu>(gr[j], xr[j], mean[j], scale[j], shift[j]);
       dr[j] = g * A[j] + (xr[j] - mean[j]) * B[j] + D[j];
     }
   }
