@@ -10,6 +10,7 @@
 
 #include "backend/cpu/cpu_backend.h"
 #include "check/host_values.h"
+#include "check/layer_check.h"
 #include "core/counter_rng.h"
 #include "core/error.h"
 #include "core/half.h"
@@ -19,6 +20,7 @@ namespace mgtest {
 using namespace mg;
 
 using check::random_vec;  // the values mgbench check and the GPU tests hold layers to
+using check::rel_err;     // the norm-wise error they are held to
 
 inline CpuBackend& backend() {
   static CpuBackend be(0, BackendOptions{});
@@ -166,17 +168,6 @@ inline void check_gradients(LayerRig& rig, float h, double atol, double rtol, si
   const auto g = rig.g;
   for (size_t i = 0; i < rig.x.size(); ++i) check_tensor(rig.x[i], dx[i], "input " + std::to_string(i));
   for (size_t i = 0; i < rig.p.size(); ++i) check_tensor(rig.p[i], g[i], "param " + std::to_string(i));
-}
-
-// Norm-wise relative difference ||a - b|| / ||b||.
-inline double rel_l2(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(num / den);
 }
 
 inline double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b) {

@@ -234,18 +234,18 @@ TEST_CASE("cpu Winograd convolution gives direct convolution's outputs and gradi
     CHECK(wino.conv_algorithm_counts().count("direct") == 0);
     CHECK(direct.conv_algorithm_counts()["direct"] == direct_before + 1);
     CHECK(wino.conv_algorithm_counts()["winograd"] == wino_before + 1);
-    CHECK(rel_l2(b.forward(), a.forward()) < 1e-5);
+    CHECK(rel_err(b.forward(), a.forward()) < 1e-5);
     const std::vector<float> dy1 = random_vec(a.y.size(), 21), dy2 = random_vec(a.y.size(), 22);
     a.backward(dy1);
     b.backward(dy1);
-    CHECK(rel_l2(b.dx[0], a.dx[0]) < 1e-5);
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_l2(b.g[i], a.g[i]) < 1e-5);
+    CHECK(rel_err(b.dx[0], a.dx[0]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_err(b.g[i], a.g[i]) < 1e-5);
     // Accumulated, without the input gradient (the network's first layer): the input gradient is untouched.
     b.dx[0].assign(b.dx[0].size(), 42.f);
     a.backward(dy2, true, {false});
     b.backward(dy2, true, {false});
     CHECK(std::all_of(b.dx[0].begin(), b.dx[0].end(), [](float v) { return v == 42.f; }));
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_l2(b.g[i], a.g[i]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_err(b.g[i], a.g[i]) < 1e-5);
   }
 }
 
@@ -263,15 +263,15 @@ TEST_CASE("cpu convolution on its timed implementations gives the pinned one's o
   for (const auto& [d, s] : layers) {
     INFO("input " << s.str() << " out " << d.conv.out_channels);
     LayerRig a(d, {s}, Precision::FP32, 7, &pinned), b(d, {s}, Precision::FP32, 7, &timed);
-    CHECK(rel_l2(b.forward(), a.forward()) < 1e-5);
+    CHECK(rel_err(b.forward(), a.forward()) < 1e-5);
     const std::vector<float> dy1 = random_vec(a.y.size(), 21), dy2 = random_vec(a.y.size(), 22);
     a.backward(dy1);
     b.backward(dy1);
-    CHECK(rel_l2(b.dx[0], a.dx[0]) < 1e-5);
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_l2(b.g[i], a.g[i]) < 1e-5);
+    CHECK(rel_err(b.dx[0], a.dx[0]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_err(b.g[i], a.g[i]) < 1e-5);
     a.backward(dy2, true);
     b.backward(dy2, true);
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_l2(b.g[i], a.g[i]) < 1e-5);
+    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_err(b.g[i], a.g[i]) < 1e-5);
   }
 }
 

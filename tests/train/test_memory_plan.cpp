@@ -6,6 +6,7 @@
 #include <cmath>
 #include <cstring>
 
+#include "check/layer_check.h"
 #include "models/net_builder.h"
 #include "models/registry.h"
 #include "test_support.h"
@@ -14,6 +15,7 @@
 #include "train/param_store.h"
 
 using namespace mg;
+using check::rel_err;  // the norm-wise error mgbench check holds layers to
 
 TEST_CASE("memory plan: only tensors with disjoint lifetimes share, and every buffer holds its tensors") {
   // A chain (each tensor overlaps its neighbours), a long-lived tensor, and a residual-like pair.
@@ -79,17 +81,6 @@ Pass run(const ModelDesc& m, bool training, bool reuse, bool fuse = true) {
 
 Pass run(const std::string& model, bool training, bool reuse, bool fuse = true) {
   return run(build_model(model, 10), training, reuse, fuse);
-}
-
-// ||a - b|| / ||b||.
-double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
-  REQUIRE(a.size() == b.size());
-  double num = 0, den = 0;
-  for (size_t i = 0; i < a.size(); ++i) {
-    num += (static_cast<double>(a[i]) - b[i]) * (static_cast<double>(a[i]) - b[i]);
-    den += static_cast<double>(b[i]) * b[i];
-  }
-  return std::sqrt(num / den);
 }
 
 }  // namespace
