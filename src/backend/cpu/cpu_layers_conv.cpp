@@ -388,7 +388,7 @@ class ConvLayer final : public WeightedLayer {
     Pd pd(d, attr(), be_.engine(), hint...);
     const std::string first = pd.impl_info_str();
     std::string best = first;
-    double first_ms = 0, best_ms = 0;
+    double first_ms = 0, best_time = 0;
     std::set<std::string> seen;  // a name is chosen by its first occurrence (advance_to), so only that is timed
     bool is_first = true;
     do {
@@ -401,8 +401,8 @@ class ConvLayer final : public WeightedLayer {
         TimingMemory m(be_.engine());  // this candidate's weights and scratchpad, gone before the next one's
         const double ms = time_exec(prim, args_for(pd, m));
         if (is_first) first_ms = ms;
-        if (is_first || ms < best_ms) {
-          best_ms = ms;
+        if (is_first || ms < best_time) {
+          best_time = ms;
           best = name;
         }
       } catch (const std::exception&) {
@@ -410,25 +410,29 @@ class ConvLayer final : public WeightedLayer {
       }
       is_first = false;
     } while (pd.next_impl());
-    const bool worth = first_ms >= kMinSwitchMs && best_ms < kSwitchMargin * first_ms;
+    const bool worth = first_ms >= kMinSwitchMs && best_time < kSwitchMargin * first_ms;
     return best != first && worth ? best : std::string();
   }
 
-  // Best of two runs after a warm-up (the first run pays page faults and cold caches).
-  double time_exec(dnnl::primitive& prim, const Args& a) {
-    dnnl::stream& st = be_.dnnl_stream();
+  // Milliseconds of pass, best of two runs after a warm-up (the first run pays page faults and cold caches).
+  template <typename Pass>
+  double best_ms(Pass pass) {
     double best = 1e300;
     for (int r = 0; r < 3; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      MG_CHECK_DNNL(prim.execute(st, a));
-      MG_CHECK_DNNL(st.wait());
+      pass();
+      MG_CHECK_DNNL(be_.dnnl_stream().wait());
       const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
       if (r > 0) best = std::min(best, ms);
     }
     return best;
   }
 
-  // Milliseconds of one step's worth of the layer's passes with pds (best of two after a warm-up), with the
+  double time_exec(dnnl::primitive& prim, const Args& a) {
+    return best_ms([&] { MG_CHECK_DNNL(prim.execute(be_.dnnl_stream(), a)); });
+  }
+
+  // Milliseconds of one step's worth of the layer's passes with pds (best_ms), with the
   // activation reorders a blocked variant adds; on zeroed memory outside the backend's allocator (TimingMemory),
   // so that creating a layer leaves no trace in the backend's peak.
   // The values do not matter to the time, so each tensor and its gradient share storage.
@@ -483,15 +487,7 @@ class ConvLayer final : public WeightedLayer {
       if (has_bias) wa.emplace(DNNL_ARG_DIFF_BIAS, db);
       exec(bw, wa);
     };
-    double best = 1e300;
-    for (int r = 0; r < 3; ++r) {
-      const auto t0 = std::chrono::steady_clock::now();
-      pass();
-      MG_CHECK_DNNL(st.wait());
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (r > 0) best = std::min(best, ms);
-    }
-    return best;
+    return best_ms(pass);
   }
 
   // Blocked copies of the input (or its gradient) and the output (or its gradient) sit in the staging area after

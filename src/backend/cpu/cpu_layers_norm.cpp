@@ -27,10 +27,10 @@ class BatchNormLayer final : public CpuLayer {
     count_ = x.n() * x.h() * x.w();  // >= 2 when training (LayerBase checked); inference never divides by it - 1
     c_ = x.c();
 
-    // mean, var (this batch), running mean, running var, the two gradient staging rows, the scale and shift the
-    // last training forward applied (fp32 passes; backward recomputes the ReLU gate from them), and the scale
-    // from the running variance (fp32 inference).
-    stats_ = Buffer(be, 9 * static_cast<size_t>(c_) * sizeof(float));
+    // mean, var (this batch), running mean, running var, the two gradient staging rows, the scale the last
+    // training forward applied (fp32 passes; backward recomputes the ReLU gate from it, beta and the mean), and
+    // the scale from the running variance (fp32 inference).
+    stats_ = Buffer(be, 8 * static_cast<size_t>(c_) * sizeof(float));
     float* s = stats_.as<float>();
     for (int64_t i = 0; i < c_; ++i) {
       s[2 * c_ + i] = 0.f;
@@ -51,23 +51,21 @@ class BatchNormLayer final : public CpuLayer {
     check_io(in, out);
     if (dt_ != DType::F32) {
       forward_onednn(in, out, training);
-    } else if (!training) {
-      float* s = stats_.as<float>();
-      float* scale = s + 8 * c_;
-      for (int64_t i = 0; i < c_; ++i) scale[i] = params_[0][i] / std::sqrt(s[3 * c_ + i] + desc_.bn.eps);
-      bn::normalize(in[0].as<float>(), out.as<float>(), count_, c_, s + 2 * c_, scale, params_[1], opt_.relu);
+      if (training) update_running_stats();
       return;
-    } else {
-      float* s = stats_.as<float>();
-      float *mean = s, *var = s + c_, *scale = s + 6 * c_, *shift = s + 7 * c_;
-      const float* x = in[0].as<float>();
-      bn::statistics(x, count_, c_, mean, var, bn::Scratch{be_.scratchpad(), threads_});
-      for (int64_t i = 0; i < c_; ++i) {
-        scale[i] = params_[0][i] / std::sqrt(var[i] + desc_.bn.eps);
-        shift[i] = params_[1][i];
-      }
-      bn::normalize(x, out.as<float>(), count_, c_, mean, scale, shift, opt_.relu);
     }
+    float* s = stats_.as<float>();
+    const float* x = in[0].as<float>();
+    // Training normalises with this batch's statistics, inference with the running ones.
+    float *mean = s + 2 * c_, *var = s + 3 * c_, *scale = s + 7 * c_;
+    if (training) {
+      mean = s;
+      var = s + c_;
+      scale = s + 6 * c_;
+      bn::statistics(x, count_, c_, mean, var, bn::Scratch{be_.scratchpad(), threads_});
+    }
+    for (int64_t i = 0; i < c_; ++i) scale[i] = params_[0][i] / std::sqrt(var[i] + desc_.bn.eps);
+    bn::normalize(x, out.as<float>(), count_, c_, mean, scale, params_[1], opt_.relu);
     if (training) update_running_stats();
   }
 
@@ -84,7 +82,7 @@ class BatchNormLayer final : public CpuLayer {
     float* dgamma = accumulate ? s + 4 * c_ : grads_[0];
     float* dbeta = accumulate ? s + 5 * c_ : grads_[1];
     bn::backward(in[0].as<float>(), dout.as<float>(), static_cast<float*>(din[0].data), count_, c_, s, params_[0],
-                 s + c_, desc_.bn.eps, s + 6 * c_, s + 7 * c_, opt_.relu, dgamma, dbeta,
+                 s + c_, desc_.bn.eps, s + 6 * c_, params_[1], opt_.relu, dgamma, dbeta,
                  bn::Scratch{be_.scratchpad(), threads_});
     if (accumulate) {
       store_or_add(grads_[0], s + 4 * c_, c_, true);
