@@ -35,7 +35,7 @@ TEST_CASE("gloo allreduce of a large odd-sized buffer crosses Gloo's segment bou
   }
 }
 
-TEST_CASE("gloo broadcast and allgather move int32 data; summing int32 is refused on the caller") {
+TEST_CASE("gloo broadcast and allgather move int32 data, summing int32 is refused on the caller") {
   test::CpuWorld w = test::make_cpu_world(2, 20, "int32");
   std::vector<std::vector<int32_t>> src(2), dst(2, std::vector<int32_t>(2 * 5, -1));
   for (int r = 0; r < 2; ++r) {

@@ -119,7 +119,7 @@ TEST_CASE("processes with different configurations fail with a usage error namin
   }
 }
 
-TEST_CASE("two processes all-reduce over the TCP store; a killed peer process is named by the survivor") {
+TEST_CASE("two processes all-reduce over the TCP store, a killed peer process is named by the survivor") {
   const int port = free_port();
   const pid_t pid = fork();
   if (pid == 0) {

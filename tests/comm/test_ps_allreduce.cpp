@@ -48,7 +48,7 @@ std::vector<std::vector<float>> run(test::CpuWorld& w, bool ps, DType dt, bool i
 
 }  // namespace
 
-TEST_CASE("gloo reduce sums on the root; ps all-reduce (reduce + broadcast) matches the all-reduce sum") {
+TEST_CASE("gloo reduce sums on the root, ps all-reduce (reduce + broadcast) matches the all-reduce sum") {
   const size_t count = 1001;
   for (int n : {1, 2, 3}) {
     test::CpuWorld w = test::make_cpu_world(n, 20, "ps-" + std::to_string(n));

@@ -7,7 +7,7 @@
 
 using namespace mg;
 
-TEST_CASE("counter-based uniforms depend only on (seed, index), lie in [0, 1) and are spread evenly") {
+TEST_CASE("counter-based uniforms depend only on (seed, index), lie in 0 <= u < 1 and are spread evenly") {
   CHECK(counter_uniform(7, 123) == counter_uniform(7, 123));
   CHECK(counter_uniform(7, 123) != counter_uniform(8, 123));
   CHECK(counter_uniform(7, 123) != counter_uniform(7, 124));

@@ -131,7 +131,7 @@ TEST_CASE("compare: a 10% slowdown over 5 runs per side is a regression, a 10% s
   CHECK(fast.exit_status() == 0);
 }
 
-TEST_CASE("compare: steps of one run are not evidence; the old per-step test stays a labelled diagnostic") {
+TEST_CASE("compare: steps of one run are not evidence, the old per-step test stays a labelled diagnostic") {
   // One run per side, 8% apart, with little step noise: a U test over steps finds p ~ 1e-10 (the old method),
   // but two processes always differ somewhat, so compare does not call it significant.
   const CompareReport r = compare(side("b.json", {1}, {0.100}, 0.005, 21), side("n.json", {1}, {0.108}, 0.005, 22));

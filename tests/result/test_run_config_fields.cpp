@@ -81,7 +81,7 @@ TEST_CASE("an unknown enum name is rejected with the list of valid names") {
   CHECK(kAllreduceModeNames.parse("ps", "--allreduce") == AllreduceMode::Ps);
 }
 
-TEST_CASE("required fields must be present; fields added later default when absent") {
+TEST_CASE("required fields must be present, fields added later default when absent") {
   const json defaults = to_json(RunConfig{});
   for (const ConfigField& f : run_config_fields()) {
     INFO(f.key);

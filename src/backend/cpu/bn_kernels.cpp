@@ -6,13 +6,15 @@
 #include <omp.h>
 
 // The row loops are built for AVX-512 and AVX2 besides the baseline the rest of the build targets, picked once
-// at load time by the CPU, since a layer small enough to sit in cache is bound by arithmetic, not memory.
-// The loops are templates inlined into plain cloned functions (clang clones no templates).
+// by the CPU the process runs on, since a layer small enough to sit in cache is bound by arithmetic, not memory.
+// The pick is an explicit table rather than target_clones: a clone's ifunc resolver runs while the dynamic
+// loader relocates, before a sanitizer's runtime is set up, and under ThreadSanitizer every test binary died
+// there before main.
 #if defined(__x86_64__) && (defined(__GNUC__) || defined(__clang__))
-#define MG_BN_CLONES __attribute__((target_clones("avx512f", "avx2", "default")))
+#define MG_BN_X86 1
 #define MG_BN_INLINE inline __attribute__((always_inline))
 #else
-#define MG_BN_CLONES
+#define MG_BN_X86 0
 #define MG_BN_INLINE inline
 #endif
 
@@ -116,35 +118,76 @@ MG_BN_INLINE void input_grad_rows(const float* __restrict x, const float* __rest
   }
 }
 
-MG_BN_CLONES void sum_rows_for(int mode, bool relu, const float* x, const float* dy, int64_t b, int64_t e, int64_t c,
-                              const float* k, const float* scale, const float* shift, float* s, float* q, double* S,
-                              double* Q) {
-  if (mode == 0) {
-    sum_rows<0, false>(x, dy, b, e, c, k, scale, shift, s, q, S, Q);
-  } else if (relu) {
-    sum_rows<1, true>(x, dy, b, e, c, k, scale, shift, s, q, S, Q);
+// One thread's share of a call: rows [b, e) of x (and dy), and the per-channel operands the loop reads.
+struct Rows {
+  const float* x;
+  const float* dy;  // sums in mode 1, input gradient
+  float* out;       // y of normalize, dx of the input gradient
+  int64_t b, e, c;
+  const float* k;  // the statistics' shift, else the mean
+  const float* scale;
+  const float* shift;
+  const float *A, *B, *D;  // input gradient
+  float *s, *q;            // sums: fp32 runs
+  double *S, *Q;           // sums: totals
+  int mode;                // sums
+  bool relu;
+};
+
+MG_BN_INLINE void sum_any(const Rows& r) {
+  if (r.mode == 0) {
+    sum_rows<0, false>(r.x, r.dy, r.b, r.e, r.c, r.k, r.scale, r.shift, r.s, r.q, r.S, r.Q);
+  } else if (r.relu) {
+    sum_rows<1, true>(r.x, r.dy, r.b, r.e, r.c, r.k, r.scale, r.shift, r.s, r.q, r.S, r.Q);
   } else {
-    sum_rows<1, false>(x, dy, b, e, c, k, scale, shift, s, q, S, Q);
+    sum_rows<1, false>(r.x, r.dy, r.b, r.e, r.c, r.k, r.scale, r.shift, r.s, r.q, r.S, r.Q);
   }
 }
 
-MG_BN_CLONES void normalize_rows_for(bool relu, const float* x, float* y, int64_t b, int64_t e, int64_t c,
-                                    const float* mean, const float* scale, const float* shift) {
-  if (relu) {
-    normalize_rows<true>(x, y, b, e, c, mean, scale, shift);
+MG_BN_INLINE void normalize_any(const Rows& r) {
+  if (r.relu) {
+    normalize_rows<true>(r.x, r.out, r.b, r.e, r.c, r.k, r.scale, r.shift);
   } else {
-    normalize_rows<false>(x, y, b, e, c, mean, scale, shift);
+    normalize_rows<false>(r.x, r.out, r.b, r.e, r.c, r.k, r.scale, r.shift);
   }
 }
 
-MG_BN_CLONES void input_grad_rows_for(bool relu, const float* x, const float* dy, float* dx, int64_t b, int64_t e,
-                                     int64_t c, const float* mean, const float* scale, const float* shift,
-                                     const float* A, const float* B, const float* D) {
-  if (relu) {
-    input_grad_rows<true>(x, dy, dx, b, e, c, mean, scale, shift, A, B, D);
+MG_BN_INLINE void input_grad_any(const Rows& r) {
+  if (r.relu) {
+    input_grad_rows<true>(r.x, r.dy, r.out, r.b, r.e, r.c, r.k, r.scale, r.shift, r.A, r.B, r.D);
   } else {
-    input_grad_rows<false>(x, dy, dx, b, e, c, mean, scale, shift, A, B, D);
+    input_grad_rows<false>(r.x, r.dy, r.out, r.b, r.e, r.c, r.k, r.scale, r.shift, r.A, r.B, r.D);
   }
+}
+
+struct Loops {
+  void (*sum)(const Rows&);
+  void (*normalize)(const Rows&);
+  void (*input_grad)(const Rows&);
+};
+
+// The three loops compiled for one instruction set (the inlined templates take the caller's target).
+#define MG_BN_LOOPS(isa, attr)                                     \
+  attr void sum_##isa(const Rows& r) { sum_any(r); }               \
+  attr void normalize_##isa(const Rows& r) { normalize_any(r); }   \
+  attr void input_grad_##isa(const Rows& r) { input_grad_any(r); } \
+  constexpr Loops k_##isa{sum_##isa, normalize_##isa, input_grad_##isa};
+
+MG_BN_LOOPS(baseline, )
+#if MG_BN_X86
+MG_BN_LOOPS(avx2, __attribute__((target("avx2"))))
+MG_BN_LOOPS(avx512, __attribute__((target("avx512f"))))
+#endif
+
+const Loops& loops() {
+#if MG_BN_X86
+  static const Loops l = __builtin_cpu_supports("avx512f") ? k_avx512
+                         : __builtin_cpu_supports("avx2") ? k_avx2
+                                                          : k_baseline;
+  return l;
+#else
+  return k_baseline;
+#endif
 }
 
 // Where a call's values sit in its scratch: per thread 2c double totals, then per thread 2c fp32 runs, then the
@@ -178,8 +221,11 @@ void sum_all(int mode, bool relu, const float* x, const float* dy, int64_t rows,
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     double* mine = l.totals + per * static_cast<size_t>(t);
     float* runs = l.runs + per * static_cast<size_t>(t);
-    sum_rows_for(mode, relu, x, dy, split(rows, t, nt), split(rows, t + 1, nt), c, k, scale, shift, runs, runs + c,
-                 mine, mine + c);
+    Rows r{};
+    r.x = x, r.dy = dy, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c, r.k = k;
+    r.scale = scale, r.shift = shift, r.s = runs, r.q = runs + c, r.S = mine, r.Q = mine + c;
+    r.mode = mode, r.relu = relu;
+    loops().sum(r);
   }
   double *S = l.sums, *Q = S + c;
   std::fill(S, S + per, 0.0);
@@ -225,8 +271,10 @@ void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* m
 #pragma omp parallel num_threads(team)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t b = split(rows, t, nt), e = split(rows, t + 1, nt);
-    normalize_rows_for(relu, x, y, b, e, c, mean, scale, shift);
+    Rows r{};
+    r.x = x, r.out = y, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c, r.k = mean;
+    r.scale = scale, r.shift = shift, r.relu = relu;
+    loops().normalize(r);
   }
 }
 
@@ -252,8 +300,10 @@ void backward(const float* x, const float* dy, float* dx, int64_t rows, int64_t 
 #pragma omp parallel num_threads(team_for(rows * c))
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
-    const int64_t b = split(rows, t, nt), e = split(rows, t + 1, nt);
-    input_grad_rows_for(relu, x, dy, dx, b, e, c, mean, scale, shift, A, B, D);
+    Rows r{};
+    r.x = x, r.dy = dy, r.out = dx, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c, r.k = mean;
+    r.scale = scale, r.shift = shift, r.A = A, r.B = B, r.D = D, r.relu = relu;
+    loops().input_grad(r);
   }
 }
 
