@@ -320,7 +320,9 @@ double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool afte
   const double equiv = bytes * (2.0 * (n - 1) / n) / (2.0 * (n0 - 1) / n0);
   const double b = 2.0 * (n0 - 1) / n0 / link.bandwidth_Bps;
   const auto& c = after_gap && !link.gap_curve.empty() ? link.gap_curve : link.curve;
-  return std::max(0.0, curve_time(c, b, equiv) - 2.0 * (n0 - 1) * link.latency_s) + lat;
+  // Only the difference of the latency terms is added: at n0 ranks the answer is the measured curve itself,
+  // also where a point lies below the fitted intercept (the gap curve's small sizes often do).
+  return std::max(0.0, curve_time(c, b, equiv) + lat - 2.0 * (n0 - 1) * link.latency_s);
 }
 
 double gap_extra_time(const LinkModel& link, double bytes, int n) {

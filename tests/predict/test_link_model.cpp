@@ -110,6 +110,14 @@ TEST_CASE("a comm result measured with --gap: all-reduces after a gap read the g
   }
   // At 8 ranks the measured extra is carried over with the curve.
   CHECK(ring_allreduce_time(m, 4e6, 8, true) - ring_allreduce_time(m, 4e6, 8) == Approx(0.002).epsilon(1e-3));
+  // A gap curve below the back-to-back fit's intercept (small messages on an idle stream often are) is still
+  // the answer at the measured rank count, not raised to the intercept.
+  nlohmann::json fast = comm_json(2, 50e-6, 1e9, sizes);
+  fast["gap_s"] = 0.01;
+  for (auto& r : fast["results"]) r["gap_time_us"] = r["time_us"].get<double>() / 4;
+  const LinkModel f = link_from_comm_json(fast, "fast.json");
+  CHECK(ring_allreduce_time(f, 4096, 2, true) == Approx((2 * 50e-6 + 4096 / 1e9) / 4).epsilon(1e-6));
+  CHECK(ring_allreduce_time(f, 4e6, 8, true) >= ring_allreduce_time(f, 4e6, 2, true));
   // Without --gap there is no gap curve: after a gap costs what back to back does.
   const LinkModel plain = link_from_comm_json(comm_json(2, 50e-6, 1e9, sizes), "plain.json");
   CHECK(plain.gap_curve.empty());
