@@ -2,6 +2,7 @@
 #include <atomic>
 #include <chrono>
 #include <cmath>
+#include <cstring>
 #include <limits>
 #include <set>
 #include <thread>
@@ -78,6 +79,36 @@ TEST_CASE("cpu cast round trips f32 through bf16 and f16 within their rounding")
     be.cast(Tensor{h.data(), s, t}, Tensor{back.data(), s, DType::F32});
     be.cast(Tensor{again.data(), s, DType::F32}, Tensor{h.data(), s, t});
     CHECK(again == back);
+  }
+}
+
+TEST_CASE("cpu cast converts special values bit for bit as the scalar conversions do") {
+  // The typed loops vectorise; every lane must round, saturate and keep NaN as core/half.h does element by
+  // element (the odd count leaves a remainder after the vector body).
+  std::vector<uint32_t> bits = {0x00000000u, 0x80000000u, 0x7f800000u, 0xff800000u, 0x7fc00000u, 0xffc00001u,
+                                0x7f800001u, 0x00000001u, 0x33000000u, 0x33000001u, 0x387fe000u, 0x38800000u,
+                                0x477fe000u, 0x477ff000u, 0x7f7fffffu, 0x3f808000u, 0x3f818000u, 0x3f800fffu,
+                                0x3f801000u, 0x3f803000u, 0xbf808001u};
+  for (uint32_t i = 0; i < 2000; ++i) bits.push_back(i * 2654435761u);
+  const size_t n = bits.size();
+  std::vector<float> x(n);
+  std::memcpy(x.data(), bits.data(), n * sizeof(float));
+  const Shape s{static_cast<int64_t>(n)};
+  CpuBackend& be = backend();
+  for (DType t : {DType::BF16, DType::F16}) {
+    std::vector<uint16_t> h(n);
+    be.cast(Tensor{h.data(), s, t}, Tensor{x.data(), s, DType::F32});
+    std::vector<float> back(n);
+    be.cast(Tensor{back.data(), s, DType::F32}, Tensor{h.data(), s, t});
+    for (size_t i = 0; i < n; ++i) {
+      const uint16_t want = t == DType::BF16 ? float_to_bf16(x[i]) : float_to_fp16(x[i]);
+      REQUIRE(h[i] == want);
+      const float up = t == DType::BF16 ? bf16_to_float(h[i]) : fp16_to_float(h[i]);
+      uint32_t got_bits, want_bits;
+      std::memcpy(&got_bits, &back[i], 4);
+      std::memcpy(&want_bits, &up, 4);
+      REQUIRE(got_bits == want_bits);
+    }
   }
 }
 

@@ -352,6 +352,21 @@ void CpuBackend::scale(const Tensor& t, float alpha) {
   for (int64_t i = 0; i < n; ++i) store(t, i, load(t, i) * alpha);
 }
 
+namespace {
+
+// d[i] = f(s[i]) with the types fixed, so the loop vectorises (a per-element dtype switch does not): the
+// gradients' casts to and from a 16-bit wire run every step.
+template <typename Out, typename In, typename F>
+void convert(const Tensor& dst, const Tensor& src, F f) {
+  Out* __restrict d = dst.as<Out>();
+  const In* __restrict s = src.as<In>();
+  const int64_t n = dst.numel();
+#pragma omp parallel for simd
+  for (int64_t i = 0; i < n; ++i) d[i] = f(s[i]);
+}
+
+}  // namespace
+
 void CpuBackend::cast(const Tensor& dst, const Tensor& src) {
   MG_ENSURE(dst.numel() == src.numel(), "cast: mismatched sizes");
   const int64_t n = dst.numel();
@@ -359,6 +374,11 @@ void CpuBackend::cast(const Tensor& dst, const Tensor& src) {
     std::memcpy(dst.data, src.data, dst.bytes());
     return;
   }
+  const DType a = dst.dtype, b = src.dtype;
+  if (a == DType::BF16 && b == DType::F32) return convert<uint16_t, float>(dst, src, [](float v) { return float_to_bf16(v); });
+  if (a == DType::F32 && b == DType::BF16) return convert<float, uint16_t>(dst, src, [](uint16_t v) { return bf16_to_float(v); });
+  if (a == DType::F16 && b == DType::F32) return convert<uint16_t, float>(dst, src, [](float v) { return float_to_fp16(v); });
+  if (a == DType::F32 && b == DType::F16) return convert<float, uint16_t>(dst, src, [](uint16_t v) { return fp16_to_float(v); });
 #pragma omp parallel for
   for (int64_t i = 0; i < n; ++i) store(dst, i, load(src, i));
 }
