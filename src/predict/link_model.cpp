@@ -320,9 +320,12 @@ double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool afte
   const double equiv = bytes * (2.0 * (n - 1) / n) / (2.0 * (n0 - 1) / n0);
   const double b = 2.0 * (n0 - 1) / n0 / link.bandwidth_Bps;
   const auto& c = after_gap && !link.gap_curve.empty() ? link.gap_curve : link.curve;
-  // Only the difference of the latency terms is added: at n0 ranks the answer is the measured curve itself,
-  // also where a point lies below the fitted intercept (the gap curve's small sizes often do).
-  return std::max(0.0, curve_time(c, b, equiv) + lat - 2.0 * (n0 - 1) * link.latency_s);
+  // The measured time with n0 ranks' latency terms swapped for n ranks': at n0 ranks the curve itself, also
+  // where a point lies below the fitted intercept (the gap curve's small sizes often do). Such a point has no
+  // bandwidth term to keep, so it is scaled by the ratio of the latency terms instead, which stays positive
+  // with fewer ranks than measured and meets the other branch where the point equals the intercept.
+  const double t = curve_time(c, b, equiv), lat0 = 2.0 * (n0 - 1) * link.latency_s;
+  return t >= lat0 || lat0 <= 0 ? t + lat - lat0 : t * lat / lat0;
 }
 
 double gap_extra_time(const LinkModel& link, double bytes, int n) {

@@ -118,6 +118,17 @@ TEST_CASE("a comm result measured with --gap: all-reduces after a gap read the g
   const LinkModel f = link_from_comm_json(fast, "fast.json");
   CHECK(ring_allreduce_time(f, 4096, 2, true) == Approx((2 * 50e-6 + 4096 / 1e9) / 4).epsilon(1e-6));
   CHECK(ring_allreduce_time(f, 4e6, 8, true) >= ring_allreduce_time(f, 4e6, 2, true));
+  // Measured with 8 ranks, asked for 2: a point below the intercept is scaled by the latency terms (2 of 14),
+  // not wiped out by subtracting 14 and adding 2.
+  nlohmann::json wide = comm_json(8, 50e-6, 1e9, sizes);
+  wide["gap_s"] = 0.01;
+  for (auto& r : wide["results"]) r["gap_time_us"] = r["time_us"].get<double>() / 4;
+  const LinkModel w = link_from_comm_json(wide, "wide.json");
+  const double at8 = ring_allreduce_time(w, 4096, 8, true);
+  CHECK(at8 == Approx((14 * 50e-6 + 2.0 * 7 / 8 * 4096 / 1e9) / 4).epsilon(1e-6));
+  const double at2 = ring_allreduce_time(w, 4096, 2, true);
+  CHECK(at2 > 0);
+  CHECK(at2 < at8);
   // Without --gap there is no gap curve: after a gap costs what back to back does.
   const LinkModel plain = link_from_comm_json(comm_json(2, 50e-6, 1e9, sizes), "plain.json");
   CHECK(plain.gap_curve.empty());

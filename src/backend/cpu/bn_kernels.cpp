@@ -216,6 +216,7 @@ void sum_all(int mode, bool relu, const float* x, const float* dy, int64_t rows,
   const int team = std::min(team_for(rows * c), std::max(scratch.threads, 1));
   const size_t per = 2 * static_cast<size_t>(c);
   std::fill(l.totals, l.totals + per * static_cast<size_t>(team), 0.0);
+  const Loops& loop = loops();
 #pragma omp parallel num_threads(team)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
@@ -225,7 +226,7 @@ void sum_all(int mode, bool relu, const float* x, const float* dy, int64_t rows,
     r.x = x, r.dy = dy, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c, r.k = k;
     r.scale = scale, r.shift = shift, r.s = runs, r.q = runs + c, r.S = mine, r.Q = mine + c;
     r.mode = mode, r.relu = relu;
-    loops().sum(r);
+    loop.sum(r);
   }
   double *S = l.sums, *Q = S + c;
   std::fill(S, S + per, 0.0);
@@ -268,13 +269,14 @@ void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var
 void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* mean, const float* scale,
                const float* shift, bool relu) {
   const int team = team_for(rows * c);
+  const Loops& loop = loops();
 #pragma omp parallel num_threads(team)
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     Rows r{};
     r.x = x, r.out = y, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c, r.k = mean;
     r.scale = scale, r.shift = shift, r.relu = relu;
-    loops().normalize(r);
+    loop.normalize(r);
   }
 }
 
@@ -297,13 +299,14 @@ void backward(const float* x, const float* dy, float* dx, int64_t rows, int64_t 
     D[j] = static_cast<float>(-a * S[j] / n);
   }
   if (!dx) return;
+  const Loops& loop = loops();
 #pragma omp parallel num_threads(team_for(rows * c))
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     Rows r{};
     r.x = x, r.dy = dy, r.out = dx, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c, r.k = mean;
     r.scale = scale, r.shift = shift, r.A = A, r.B = B, r.D = D, r.relu = relu;
-    loops().input_grad(r);
+    loop.input_grad(r);
   }
 }
 
