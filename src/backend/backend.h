@@ -43,6 +43,13 @@ struct LayerOptions {
   // max(result, 0) and dout the gradient with respect to that, so the network keeps no separate ReLU pass,
   // output or gradient. The model graph decides this (train/relu_fusion.h).
   bool relu = false;
+  // The residual Add that alone reads this layer's output, computed in this layer's forward (BatchNorm; only
+  // where Backend::fuses_add says so): forward gets the Add's other input as in[1] and writes the Add's result,
+  // max(result + in[1], 0) with add_relu (the Add's fused ReLU), into out, which is the Add's output and this
+  // layer's (the Add runs in place). Backward is this layer's own, with in[0] alone; the Add keeps its op for
+  // its backward (the ReLU mask from out). The model graph decides this (train/model_graph.cpp).
+  bool add_input = false;
+  bool add_relu = false;
 };
 
 // One layer's forward/backward on a backend, created once at start-up (algorithm choice, oneDNN primitive
@@ -64,8 +71,9 @@ class LayerOp {
   // dout: gradient w.r.t. out. din[i].data == nullptr means input i needs no gradient (the network input).
   // din is overwritten. Parameter gradients are overwritten, or added to when accumulate_param_grads is set
   // (gradient accumulation across micro-batches).
-  // The network's memory plan relies on two rules every backend keeps: ReLU runs in place (in[0] and out one
-  // buffer) and its backward reads only out; Conv, BatchNorm and Add backward never read their own out. A
+  // The network's memory plan relies on these rules every backend keeps: ReLU runs in place (in[0] and out one
+  // buffer) and its backward reads only out; Add may too, over either input; Conv, BatchNorm and Add backward
+  // never read their own out. A
   // layer built with LayerOptions::relu may read its out in backward (the ReLU mask), never writes it there, and
   // leaves dout unchanged. An Add gives both inputs the same gradient, so the network may ask for the first only
   // (din[1] empty) and share it with the second.
@@ -120,6 +128,8 @@ class Backend {
   // Whether create_layer takes LayerOptions::relu for this kind (the same maths as the layer followed by a ReLU,
   // in one op).
   virtual bool fuses_relu(LayerKind k) const = 0;
+  // Whether create_layer takes LayerOptions::add_input for this kind at this precision.
+  virtual bool fuses_add(LayerKind k, Precision p) const = 0;
   virtual std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                                 const LayerOptions& opt) = 0;
   // How many of the convolution layers created so far run each algorithm, by name (CPU: direct, winograd;

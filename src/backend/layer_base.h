@@ -70,7 +70,7 @@ LayerRows<B> join_families(std::initializer_list<LayerRows<B> (*)()> families) {
 }
 
 // Creates desc's layer from the table, after check_layer_inputs (wrong input count, kinds no backend computes)
-// and the check that a fused ReLU is one the backend offers.
+// and the checks that a fused ReLU or residual add is one the backend offers.
 template <typename B>
 std::unique_ptr<LayerOp> create_layer_from(const LayerRows<B>& table, B& be, const LayerDesc& desc,
                                            const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
@@ -78,6 +78,10 @@ std::unique_ptr<LayerOp> create_layer_from(const LayerRows<B>& table, B& be, con
   if (opt.relu && !be.fuses_relu(desc.kind)) {
     throw UsageError("layer " + desc.name + ": " + device_kind_name(be.kind()) + " has no " +
                      layer_kind_name(desc.kind) + " with a fused ReLU");
+  }
+  if ((opt.add_input || opt.add_relu) && !(opt.add_input && be.fuses_add(desc.kind, opt.precision))) {
+    throw UsageError("layer " + desc.name + ": " + device_kind_name(be.kind()) + " has no " +
+                     layer_kind_name(desc.kind) + " with a fused residual add");
   }
   for (const LayerRow<B>& r : table)
     if (r.kind == desc.kind) return r.make(be, desc, in_shapes, opt);

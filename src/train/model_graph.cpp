@@ -40,7 +40,7 @@ std::vector<int> shared_add_grads(const ModelDesc& m, const std::vector<int>& pr
 }  // namespace
 
 ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
-                       uint64_t seed, bool training, bool reuse_buffers, bool fuse_relu)
+                       uint64_t seed, bool training, bool reuse_buffers, bool fuse_layers)
     : be_(be), model_(model), act_(activation_dtype(precision)), training_(training) {
   const std::vector<Shape> shapes = infer_shapes(model, batch, image_size);
   const int n = static_cast<int>(model.layers.size());
@@ -49,10 +49,50 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
   grad_.resize(n);
   // fused[i] = j: ReLU i is computed by layer j, so it has no op, its output is j's and j's output gradient is
   // its own (relu_of[j] = i).
-  const std::vector<int> fused = fuse_relu ? relu_fusion(model, be) : std::vector<int>(n, -1);
+  const std::vector<int> fused = fuse_layers ? relu_fusion(model, be) : std::vector<int>(n, -1);
   std::vector<int> relu_of(n, -1);
   for (int i = 1; i < n; ++i) {
     if (fused[i] >= 0) relu_of[fused[i]] = i;
+  }
+  const std::vector<std::vector<int>> readers = layer_readers(model);
+  // In place: a ReLU that is the only reader of a Conv, BatchNorm or Add output overwrites it, and so does an
+  // Add over an input it alone reads (the later one: the batch norm right before an Add may then compute it).
+  // Those layers' backward never reads their output, ReLU's reads only its own, and the last writer of a shared
+  // buffer is the only one whose backward may read it (backend.h), so each chain keeps one activation.
+  // inplace_of[i] = j: layer i's output is layer j's buffer. A fused ReLU is its producer's output, with or
+  // without buffer reuse.
+  std::vector<int> inplace_of(n, -1);
+  auto root = [&](int j) { return inplace_of[j] >= 0 ? inplace_of[j] : j; };
+  auto overwritable = [&](int j) {
+    const LayerKind k = model.layers[j].kind;
+    return j != 0 && readers[j].size() == 1 &&
+           (k == LayerKind::Conv || k == LayerKind::BatchNorm || k == LayerKind::Add);
+  };
+  for (int i = 1; i < n; ++i) {
+    const LayerDesc& l = model.layers[i];
+    if (fused[i] >= 0) {
+      inplace_of[i] = root(fused[i]);
+    } else if (reuse_buffers && l.kind == LayerKind::Relu && l.inputs.size() == 1 && overwritable(l.inputs[0])) {
+      inplace_of[i] = root(l.inputs[0]);
+    } else if (reuse_buffers && l.kind == LayerKind::Add && l.inputs.size() == 2 && l.inputs[0] != l.inputs[1]) {
+      for (int j : {std::max(l.inputs[0], l.inputs[1]), std::min(l.inputs[0], l.inputs[1])}) {
+        if (!overwritable(j)) continue;
+        inplace_of[i] = root(j);
+        break;
+      }
+    }
+  }
+  // add_into[j] = i: batch norm j, right before the Add i that runs in place over it, computes the Add (with its
+  // fused ReLU) as it writes its output; the Add keeps its op for backward only.
+  add_into_.assign(n, -1);
+  if (fuse_layers) {
+    for (int i = 2; i < n; ++i) {
+      const LayerDesc& l = model.layers[i];
+      const int j = i - 1;
+      if (l.kind != LayerKind::Add || inplace_of[i] < 0 || inplace_of[i] != root(j)) continue;
+      if (model.layers[j].kind == LayerKind::BatchNorm && be.fuses_add(LayerKind::BatchNorm, precision))
+        add_into_[j] = i;
+    }
   }
   for (int i = 1; i < n; ++i) {
     if (fused[i] >= 0) continue;
@@ -65,6 +105,10 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
     opt.backward = training;
     opt.input_grad = std::any_of(l.inputs.begin(), l.inputs.end(), [](int j) { return j != 0; });
     opt.relu = relu_of[i] >= 0;
+    if (add_into_[i] >= 0) {
+      opt.add_input = true;
+      opt.add_relu = relu_of[add_into_[i]] >= 0;
+    }
     ops_[i] = be.create_layer(l, in, opt);
     MG_ENSURE(ops_[i]->output_shape() == shapes[i],
               "layer " + l.name + " output " + ops_[i]->output_shape().str() + " != " + shapes[i].str());
@@ -74,24 +118,6 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
   std::vector<int> last_use(n, -1);
   for (int i = 1; i < n; ++i) {
     for (int j : model.layers[i].inputs) last_use[j] = std::max(last_use[j], i);
-  }
-
-  // In-place ReLU: a ReLU that is the only reader of a Conv, BatchNorm or Add output overwrites it (those
-  // layers' backward never reads their output, and ReLU's backward reads only its own: backend.h), so the
-  // pair keeps one activation. inplace_of[i] = j: layer i's output is layer j's buffer.
-  // A fused ReLU is its producer's output, with or without buffer reuse.
-  const std::vector<std::vector<int>> readers = layer_readers(model);
-  std::vector<int> inplace_of(fused);
-  if (reuse_buffers) {
-    for (int i = 1; i < n; ++i) {
-      const LayerDesc& l = model.layers[i];
-      if (inplace_of[i] >= 0 || l.kind != LayerKind::Relu || l.inputs.size() != 1) continue;
-      const int j = l.inputs[0];
-      const LayerKind k = model.layers[j].kind;
-      const bool backward_ignores_output = k == LayerKind::Conv || k == LayerKind::BatchNorm || k == LayerKind::Add;
-      if (j == 0 || readers[j].size() != 1 || !backward_ignores_output) continue;
-      inplace_of[i] = inplace_of[j] >= 0 ? inplace_of[j] : j;
-    }
   }
   // Where a buffer's contents must last: to the last reader of any layer writing it in place.
   std::vector<int> last_of(last_use);
@@ -228,10 +254,16 @@ void ModelGraph::bind(const ParamStore& store) {
 void ModelGraph::forward(const Tensor& images, bool training) {
   MG_ENSURE(images.shape == out_[0].shape, "input batch " + images.shape.str() + " != " + out_[0].shape.str());
   be_.cast(out_[0], images);  // fp32 -> activation dtype (a copy at fp32)
+  std::vector<bool> done(ops_.size(), false);  // Adds their batch norm computed
   for (size_t i = 1; i < ops_.size(); ++i) {
-    if (!ops_[i]) continue;  // a ReLU fused into its producer
+    if (!ops_[i] || done[i]) continue;  // a ReLU fused into its producer, an Add into its batch norm
     std::vector<Tensor> in;
     for (int j : model_.layers[i].inputs) in.push_back(out_[j]);
+    if (const int a = add_into_[i]; a >= 0) {
+      const auto& ins = model_.layers[a].inputs;
+      in.push_back(out_[ins[0] == static_cast<int>(i) ? ins[1] : ins[0]]);
+      done[a] = true;
+    }
     ops_[i]->forward(in, out_[i], training);
   }
 }

@@ -7,7 +7,8 @@
 // (training=false) shares the activations themselves the same way, keeping only the logits to the end. A ReLU
 // that alone reads a Conv, BatchNorm or Add output runs in place on it (backend.h states the rules that allow it).
 // A ReLU that relu_fusion.h folds into its BatchNorm or Add has no op of its own: the pair shares one output
-// and one gradient buffer. An Add that is the first backward consumer of both inputs writes their common
+// and one gradient buffer. An Add runs in place over an input it alone reads; where that input is a BatchNorm
+// right before it and the backend offers it (Backend::fuses_add), the BatchNorm computes the Add as it writes. An Add that is the first backward consumer of both inputs writes their common
 // gradient once into one buffer, where no other consumer's contribution could land before both producers read it.
 #pragma once
 #include <functional>
@@ -24,10 +25,10 @@ namespace mg {
 class ModelGraph {
  public:
   // training=false allocates no gradient buffers (--forward-only). reuse_buffers=false gives every tensor its
-  // own buffer: the reference the memory plan is tested against. fuse_relu=false keeps every ReLU a layer of
-  // its own: the reference the fusion is tested against.
+  // own buffer: the reference the memory plan is tested against. fuse_layers=false keeps every ReLU and Add a
+  // layer of its own: the reference the fusions are tested against.
   ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64_t image_size, Precision precision,
-             uint64_t seed, bool training, bool reuse_buffers = true, bool fuse_relu = true);
+             uint64_t seed, bool training, bool reuse_buffers = true, bool fuse_layers = true);
   ~ModelGraph();
 
   // Parameter shapes per layer, from the ops (for ParamStore).
@@ -61,6 +62,8 @@ class ModelGraph {
   // first (highest-numbered) consumer, else a temporary that is then added to it (add_[i] lists those).
   std::vector<std::vector<Tensor>> din_;
   std::vector<std::vector<std::pair<int, Tensor>>> add_;
+  // add_into_[j] = i: batch norm j computes Add i in its forward (LayerOptions::add_input); else -1.
+  std::vector<int> add_into_;
   bool training_ = false;
   Tensor loss_;
 };

@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/cpu/bn_kernels.h"
 #include "backend/cpu/cpu_backend.h"
 #include "check/host_values.h"
 #include "check/layer_check.h"
@@ -206,6 +207,22 @@ inline std::vector<double> conv_ref(const std::vector<float>& x, Nhwc xs, const 
           y[ys.at(b, o, oy, ox)] = s;
         }
   return y;
+}
+
+// Runs body(isa) once per instruction set fp32 batch norm has loops for on this CPU (bn_kernels.h), the best
+// one restored afterwards, so the variants a user's CPU may pick run here too.
+template <typename Body>
+void for_each_bn_isa(Body body) {
+  const std::vector<std::string> isas = cpu::bn::runnable_isas();
+  struct Restore {
+    std::string best;
+    ~Restore() { cpu::bn::use_isa(best); }
+  } restore{isas.front()};
+  for (const std::string& isa : isas) {
+    INFO("batch norm loops: " << isa);
+    cpu::bn::use_isa(isa);
+    body(isa);
+  }
 }
 
 }  // namespace mgtest

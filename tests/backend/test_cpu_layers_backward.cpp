@@ -59,34 +59,69 @@ TEST_CASE("cpu batch norm backward matches finite differences (training mode, ba
 
 TEST_CASE("cpu batch norm with its ReLU fused is batch norm then ReLU, forward and backward, bit for bit") {
   // 20 channels: not a multiple of any vector width; 4x24x24 rows: large enough to run on the whole team.
-  for (const Shape& s : {Shape{2, 3, 3, 4}, Shape{4, 20, 24, 24}}) {
-    for (const Precision prec : {Precision::FP32, Precision::BF16}) {
-      if (prec == Precision::BF16 && !cpu_has_bf16()) continue;
-      INFO("shape " << s.str() << (prec == Precision::BF16 ? " bf16" : " fp32"));
-      LayerRig plain(make_desc(LayerKind::BatchNorm, "bn"), {s}, prec);
-      LayerRig fused(make_desc(LayerKind::BatchNorm, "bn"), {s}, prec, 1, nullptr, true);
-      REQUIRE(plain.x == fused.x);
-      REQUIRE(plain.p == fused.p);
-      const std::vector<float> y = plain.forward();
-      const std::vector<float>& yr = fused.forward();
-      size_t zeroed = 0;
-      for (size_t i = 0; i < y.size(); ++i) {
-        CHECK(yr[i] == std::max(y[i], 0.f));
-        zeroed += y[i] <= 0.f;
-      }
-      CHECK(zeroed > y.size() / 4);  // the gate is exercised
-      std::vector<float> dy = random_vec(y.size(), 21), gated = dy;
-      for (size_t i = 0; i < y.size(); ++i) gated[i] = y[i] > 0.f ? dy[i] : 0.f;
-      plain.backward(gated);
-      fused.backward(dy);
-      if (prec == Precision::FP32) {
-        CHECK(fused.dx == plain.dx);
-        CHECK(fused.g == plain.g);
-      } else {  // oneDNN's own bf16 kernels: same gate, its own summation order
-        for (size_t i = 0; i < dy.size(); ++i) CHECK(fused.dx[0][i] == Approx(plain.dx[0][i]).margin(2e-2));
+  for_each_bn_isa([&](const std::string& isa) {
+    for (const Shape& s : {Shape{2, 3, 3, 4}, Shape{4, 20, 24, 24}}) {
+      for (const Precision prec : {Precision::FP32, Precision::BF16}) {
+        if (prec == Precision::BF16 && (!cpu_has_bf16() || isa != cpu::bn::runnable_isas().front())) continue;
+        INFO("shape " << s.str() << (prec == Precision::BF16 ? " bf16" : " fp32"));
+        LayerRig plain(make_desc(LayerKind::BatchNorm, "bn"), {s}, prec);
+        LayerRig fused(make_desc(LayerKind::BatchNorm, "bn"), {s}, prec, 1, nullptr, true);
+        REQUIRE(plain.x == fused.x);
+        REQUIRE(plain.p == fused.p);
+        const std::vector<float> y = plain.forward();
+        const std::vector<float>& yr = fused.forward();
+        size_t zeroed = 0;
+        for (size_t i = 0; i < y.size(); ++i) {
+          CHECK(yr[i] == std::max(y[i], 0.f));
+          zeroed += y[i] <= 0.f;
+        }
+        CHECK(zeroed > y.size() / 4);  // the gate is exercised
+        std::vector<float> dy = random_vec(y.size(), 21), gated = dy;
+        for (size_t i = 0; i < y.size(); ++i) gated[i] = y[i] > 0.f ? dy[i] : 0.f;
+        plain.backward(gated);
+        fused.backward(dy);
+        if (prec == Precision::FP32) {
+          CHECK(fused.dx == plain.dx);
+          CHECK(fused.g == plain.g);
+        } else {  // oneDNN's own bf16 kernels: same gate, its own summation order
+          for (size_t i = 0; i < dy.size(); ++i) CHECK(fused.dx[0][i] == Approx(plain.dx[0][i]).margin(2e-2));
+        }
       }
     }
-  }
+  });
+}
+
+TEST_CASE("cpu batch norm's normalise with a residual is normalise, add, ReLU, bit for bit, also in place") {
+  // 20 channels: not a multiple of any vector width; 4x24x24 rows: large enough to run on the whole team.
+  const int64_t rows = 4 * 24 * 24, c = 20;
+  const size_t n = static_cast<size_t>(rows * c);
+  const std::vector<float> x = random_vec(n, 31), res = random_vec(n, 32), mean = random_vec(c, 33),
+                           scale = random_vec(c, 34, 0.5f, 2.f), shift = random_vec(c, 35);
+  for_each_bn_isa([&](const std::string&) {
+    for (bool relu : {false, true}) {
+      INFO((relu ? "relu" : "no relu"));
+      std::vector<float> want(n);
+      cpu::bn::normalize(x.data(), want.data(), rows, c, mean.data(), scale.data(), shift.data(), false);
+      size_t zeroed = 0;
+      for (size_t i = 0; i < n; ++i) {
+        want[i] += res[i];
+        if (relu) {
+          zeroed += want[i] <= 0.f;
+          want[i] = std::max(want[i], 0.f);
+        }
+      }
+      CHECK((!relu || zeroed > n / 4));
+      std::vector<float> y(n), over_x = x, over_res = res;
+      cpu::bn::normalize(x.data(), y.data(), rows, c, mean.data(), scale.data(), shift.data(), relu, res.data());
+      CHECK(y == want);
+      cpu::bn::normalize(over_x.data(), over_x.data(), rows, c, mean.data(), scale.data(), shift.data(), relu,
+                         res.data());
+      CHECK(over_x == want);
+      cpu::bn::normalize(x.data(), over_res.data(), rows, c, mean.data(), scale.data(), shift.data(), relu,
+                         over_res.data());
+      CHECK(over_res == want);
+    }
+  });
 }
 
 TEST_CASE("cpu batch norm keeps its precision on values far from zero") {
@@ -113,8 +148,10 @@ TEST_CASE("cpu batch norm keeps its precision on values far from zero") {
 }
 
 TEST_CASE("cpu batch norm backward matches finite differences on the whole team") {
-  LayerRig rig(make_desc(LayerKind::BatchNorm, "bn"), {Shape{4, 20, 24, 24}});
-  check_gradients(rig, kH, kAtol, kRtol, 30);
+  for_each_bn_isa([&](const std::string&) {
+      LayerRig rig(make_desc(LayerKind::BatchNorm, "bn"), {Shape{4, 20, 24, 24}});
+      check_gradients(rig, kH, kAtol, kRtol, 30);
+  });
 }
 
 TEST_CASE("cpu relu backward matches finite differences away from zero") {
@@ -312,4 +349,19 @@ TEST_CASE("cpu dropout: inverted scaling, mask statistics, determinism, backward
     if (a.dx[0][i] != Approx(want).epsilon(1e-6)) FAIL("dropout gradient at " << i);
   }
   CHECK(a.forward(false) == a.x[0]);  // inference: identity
+}
+
+TEST_CASE("cpu batch norm's loop variants: the best this CPU runs first, the baseline always, others refused") {
+  const std::vector<std::string> isas = cpu::bn::runnable_isas();
+  REQUIRE_FALSE(isas.empty());
+  CHECK(isas.back() == "baseline");
+  CHECK_THROWS_AS(cpu::bn::use_isa("sse9"), std::invalid_argument);
+  // The layers' variant is the best one again after a test picked others.
+  for_each_bn_isa([](const std::string&) {});
+  LayerRig rig(make_desc(LayerKind::BatchNorm, "bn"), {Shape{2, 20, 8, 8}});
+  const std::vector<float> best = rig.forward();
+  cpu::bn::use_isa(isas.back());
+  const std::vector<float> base = rig.forward();
+  cpu::bn::use_isa(isas.front());
+  CHECK(rel_err(base, best) < 1e-6);
 }

@@ -36,6 +36,7 @@ class DelegatingBackend : public Backend {
   void host_fn(StreamKind s, std::function<void()> fn) override { b_.host_fn(s, std::move(fn)); }
   void* native_stream(StreamKind s) override { return b_.native_stream(s); }
   bool fuses_relu(LayerKind k) const override { return b_.fuses_relu(k); }
+  bool fuses_add(LayerKind k, Precision p) const override { return b_.fuses_add(k, p); }
   std::map<std::string, int> conv_algorithm_counts() const override { return b_.conv_algorithm_counts(); }
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& d, const std::vector<Shape>& in,
                                         const LayerOptions& o) override {

@@ -6,6 +6,8 @@
 #include <map>
 #include <string>
 
+#include "backend/cpu/cpu_backend.h"
+#include "core/error.h"
 #include "models/registry.h"
 #include "support/delegating_backend.h"
 #include "train/model_graph.h"
@@ -64,6 +66,7 @@ class NoFusion final : public test::DelegatingBackend {
  public:
   using DelegatingBackend::DelegatingBackend;
   bool fuses_relu(LayerKind) const override { return false; }
+  bool fuses_add(LayerKind, Precision) const override { return false; }
 };
 
 }  // namespace
@@ -119,4 +122,57 @@ TEST_CASE("network: a ReLU is folded into the batch norm or add it alone reads, 
   ModelGraph plain(rec_none, m, 2, 32, Precision::FP32, 1, /*training=*/true);
   CHECK(rec_none.seen.size() == m.layers.size() - 1);
   for (const auto& kv : rec_none.seen) CHECK_FALSE(kv.second.relu);
+}
+
+TEST_CASE("network: the batch norm right before a residual add computes it, where the backend offers it",
+          "[train][passes][fusion]") {
+  BackendOptions opt;
+  opt.threads = 1;
+  auto cpu = make_backend(DeviceKind::Cpu, 0, opt);
+  for (const char* name : {"resnet18", "resnet50"}) {
+    INFO(name);
+    const ModelDesc m = build_model(name, 10);
+    RecordingBackend rec(*cpu);
+    ModelGraph net(rec, m, 2, 32, Precision::FP32, 1, /*training=*/true);
+    int fused = 0;
+    for (size_t i = 1; i < m.layers.size(); ++i) {
+      const LayerDesc& l = m.layers[i];
+      if (!rec.seen.count(l.name)) continue;  // a fused ReLU
+      INFO(l.name);
+      const LayerOptions& o = rec.seen[l.name];
+      // Every block ends in batch norm, add, ReLU: the add's other input is the shortcut, and its ReLU is
+      // folded into the add, so the batch norm applies it.
+      const bool before_add = l.kind == LayerKind::BatchNorm && i + 1 < m.layers.size() &&
+                              m.layers[i + 1].kind == LayerKind::Add;
+      CHECK(o.add_input == before_add);
+      CHECK(o.add_relu == before_add);
+      CHECK_FALSE((o.relu && o.add_input));
+      fused += o.add_input;
+    }
+    // 8 basic blocks, 16 bottlenecks.
+    CHECK(fused == (std::string(name) == "resnet18" ? 8 : 16));
+    // Neither without the fusions nor at a precision whose batch norm cannot add (bf16 is oneDNN's).
+    RecordingBackend plain(*cpu);
+    ModelGraph unfused(plain, m, 2, 32, Precision::FP32, 1, true, true, /*fuse_layers=*/false);
+    for (const auto& kv : plain.seen) CHECK_FALSE(kv.second.add_input);
+    if (cpu_has_bf16()) {
+      RecordingBackend half(*cpu);
+      ModelGraph mixed(half, m, 2, 32, Precision::BF16, 1, true);
+      for (const auto& kv : half.seen) CHECK_FALSE(kv.second.add_input);
+    }
+    NoFusion none(*cpu);
+    RecordingBackend rec_none(none);
+    ModelGraph other(rec_none, m, 2, 32, Precision::FP32, 1, true);
+    for (const auto& kv : rec_none.seen) CHECK_FALSE(kv.second.add_input);
+  }
+  // Asked for anyway, a backend that does not offer it says so.
+  const ModelDesc m = build_model("resnet18", 10);
+  LayerOptions o;
+  o.add_input = true;
+  o.precision = Precision::BF16;
+  for (const LayerDesc& l : m.layers) {
+    if (l.kind != LayerKind::BatchNorm) continue;
+    CHECK_THROWS_AS(cpu->create_layer(l, {infer_shapes(m, 2, 32)[l.inputs[0]]}, o), UsageError);
+    break;
+  }
 }

@@ -1,7 +1,9 @@
 #include "backend/cpu/bn_kernels.h"
 
 #include <algorithm>
+#include <atomic>
 #include <cmath>
+#include <stdexcept>
 
 #include <omp.h>
 
@@ -79,16 +81,19 @@ MG_BN_INLINE void sum_rows(const float* __restrict x, const float* __restrict dy
   }
 }
 
-template <bool kRelu>
-MG_BN_INLINE void normalize_rows(const float* x, float* y, int64_t b, int64_t e, int64_t c,
+// The residual, when there is one, is added after the normalised value is rounded, as a separate add would.
+template <bool kRelu, bool kResidual>
+MG_BN_INLINE void normalize_rows(const float* x, float* y, const float* res, int64_t b, int64_t e, int64_t c,
                                  const float* __restrict mean, const float* __restrict scale,
                                  const float* __restrict shift) {
   for (int64_t r = b; r < e; ++r) {
     const float* xr = x + r * c;
+    const float* rr = res + (kResidual ? r * c : 0);
     float* yr = y + r * c;
 #pragma omp simd
     for (int64_t j = 0; j < c; ++j) {
-      const float v = normalized(xr[j], mean[j], scale[j], shift[j]);
+      float v = normalized(xr[j], mean[j], scale[j], shift[j]);
+      if constexpr (kResidual) v += rr[j];
       if constexpr (kRelu) {
         yr[j] = v > 0.f ? v : 0.f;
       } else {
@@ -121,7 +126,8 @@ MG_BN_INLINE void input_grad_rows(const float* __restrict x, const float* __rest
 // One thread's share of a call: rows [b, e) of x (and dy), and the per-channel operands the loop reads.
 struct Rows {
   const float* x;
-  const float* dy;  // sums in mode 1, input gradient
+  const float* dy;   // sums in mode 1, input gradient
+  const float* res;  // normalize: added before the ReLU, or null
   float* out;       // y of normalize, dx of the input gradient
   int64_t b, e, c;
   const float* k;  // the statistics' shift, else the mean
@@ -145,10 +151,16 @@ MG_BN_INLINE void sum_any(const Rows& r) {
 }
 
 MG_BN_INLINE void normalize_any(const Rows& r) {
-  if (r.relu) {
-    normalize_rows<true>(r.x, r.out, r.b, r.e, r.c, r.k, r.scale, r.shift);
+  if (r.res) {
+    if (r.relu) {
+      normalize_rows<true, true>(r.x, r.out, r.res, r.b, r.e, r.c, r.k, r.scale, r.shift);
+    } else {
+      normalize_rows<false, true>(r.x, r.out, r.res, r.b, r.e, r.c, r.k, r.scale, r.shift);
+    }
+  } else if (r.relu) {
+    normalize_rows<true, false>(r.x, r.out, nullptr, r.b, r.e, r.c, r.k, r.scale, r.shift);
   } else {
-    normalize_rows<false>(r.x, r.out, r.b, r.e, r.c, r.k, r.scale, r.shift);
+    normalize_rows<false, false>(r.x, r.out, nullptr, r.b, r.e, r.c, r.k, r.scale, r.shift);
   }
 }
 
@@ -161,6 +173,7 @@ MG_BN_INLINE void input_grad_any(const Rows& r) {
 }
 
 struct Loops {
+  const char* isa;
   void (*sum)(const Rows&);
   void (*normalize)(const Rows&);
   void (*input_grad)(const Rows&);
@@ -171,7 +184,7 @@ struct Loops {
   attr void sum_##isa(const Rows& r) { sum_any(r); }               \
   attr void normalize_##isa(const Rows& r) { normalize_any(r); }   \
   attr void input_grad_##isa(const Rows& r) { input_grad_any(r); } \
-  constexpr Loops k_##isa{sum_##isa, normalize_##isa, input_grad_##isa};
+  constexpr Loops k_##isa{#isa, sum_##isa, normalize_##isa, input_grad_##isa};
 
 MG_BN_LOOPS(baseline, )
 #if MG_BN_X86
@@ -179,16 +192,23 @@ MG_BN_LOOPS(avx2, __attribute__((target("avx2"))))
 MG_BN_LOOPS(avx512, __attribute__((target("avx512f"))))
 #endif
 
-const Loops& loops() {
+// Best first: the variants this CPU runs.
+std::vector<const Loops*> runnable() {
+  std::vector<const Loops*> v;
 #if MG_BN_X86
-  static const Loops l = __builtin_cpu_supports("avx512f") ? k_avx512
-                         : __builtin_cpu_supports("avx2") ? k_avx2
-                                                          : k_baseline;
-  return l;
-#else
-  return k_baseline;
+  if (__builtin_cpu_supports("avx512f")) v.push_back(&k_avx512);
+  if (__builtin_cpu_supports("avx2")) v.push_back(&k_avx2);
 #endif
+  v.push_back(&k_baseline);
+  return v;
 }
+
+std::atomic<const Loops*>& chosen() {
+  static std::atomic<const Loops*> c{runnable().front()};
+  return c;
+}
+
+const Loops& loops() { return *chosen().load(std::memory_order_relaxed); }
 
 // Where a call's values sit in its scratch: per thread 2c double totals, then per thread 2c fp32 runs, then the
 // 2c double sums over threads, then 4c floats (the statistics' shift, or backward's coefficients).
@@ -241,6 +261,22 @@ void sum_all(int mode, bool relu, const float* x, const float* dy, int64_t rows,
 
 }  // namespace
 
+std::vector<std::string> runnable_isas() {
+  std::vector<std::string> v;
+  for (const Loops* l : runnable()) v.emplace_back(l->isa);
+  return v;
+}
+
+void use_isa(const std::string& isa) {
+  for (const Loops* l : runnable()) {
+    if (isa == l->isa) {
+      chosen().store(l);
+      return;
+    }
+  }
+  throw std::invalid_argument("bn::use_isa: no loops for " + isa + " on this CPU");
+}
+
 size_t scratch_bytes(int64_t c, int threads) {
   const size_t cc = static_cast<size_t>(c), t = static_cast<size_t>(std::max(threads, 1));
   return t * 2 * cc * (sizeof(double) + sizeof(float)) + 2 * cc * sizeof(double) + 4 * cc * sizeof(float);
@@ -267,7 +303,7 @@ void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var
 }
 
 void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* mean, const float* scale,
-               const float* shift, bool relu) {
+               const float* shift, bool relu, const float* residual) {
   const int team = team_for(rows * c);
   const Loops& loop = loops();
 #pragma omp parallel num_threads(team)
@@ -275,7 +311,7 @@ void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* m
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     Rows r{};
     r.x = x, r.out = y, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c, r.k = mean;
-    r.scale = scale, r.shift = shift, r.relu = relu;
+    r.scale = scale, r.shift = shift, r.relu = relu, r.res = residual;
     loop.normalize(r);
   }
 }

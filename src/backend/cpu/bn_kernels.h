@@ -16,8 +16,16 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <string>
+#include <vector>
 
 namespace mg::cpu::bn {
+
+// The loops are compiled for several instruction sets (baseline, avx2, avx512) and the best this CPU runs is
+// used. Tests run every variant the machine can (runnable_isas, best first; use_isa picks one, between calls,
+// for all later calls), so a user's CPU without AVX-512 runs loops the suite has run too.
+std::vector<std::string> runnable_isas();
+void use_isa(const std::string& isa);
 
 // Room for the per-thread partial sums and per-channel values of one call, carved from caller-provided memory
 // (the CPU layer gives the replica's shared scratchpad, so it counts towards peak memory and no call
@@ -31,9 +39,10 @@ size_t scratch_bytes(int64_t c, int threads);
 // mean[c] and biased var[c] over the rows.
 void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var, Scratch scratch);
 
-// y = (x - mean[c]) * scale[c] + shift[c], then max(y, 0) with relu. x and y may be the same storage.
+// y = (x - mean[c]) * scale[c] + shift[c], plus residual (same layout as x) unless it is null, then max(y, 0)
+// with relu. y may be the same storage as x or as residual.
 void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* mean, const float* scale,
-               const float* shift, bool relu);
+               const float* shift, bool relu, const float* residual = nullptr);
 
 // Training backward, given the forward's input x, batch mean, per-channel scale = gamma / sqrt(var + eps) and
 // shift = beta (what normalize() applied) and dy, the gradient of the layer's output (of the

@@ -50,6 +50,10 @@ class CpuBackend final : public Backend {
   void* native_stream(StreamKind) override { return nullptr; }
 
   bool fuses_relu(LayerKind k) const override { return k == LayerKind::BatchNorm || k == LayerKind::Add; }
+  // fp32 batch norm is mgbench's own loop (bn_kernels.h), which adds the residual as it writes; bf16 is oneDNN's.
+  bool fuses_add(LayerKind k, Precision p) const override {
+    return k == LayerKind::BatchNorm && activation_dtype(p) == DType::F32;
+  }
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                         const LayerOptions& opt) override;
   std::map<std::string, int> conv_algorithm_counts() const override;

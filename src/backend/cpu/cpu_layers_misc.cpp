@@ -90,8 +90,10 @@ class AddLayer final : public CpuLayer {
   }
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
-    set(a_, in[0].data);
-    set(b_, in[1].data);
+    // oneDNN's binary runs in place over its first source only; the sum is the same either way round.
+    const bool swap = out.data == in[1].data;
+    set(a_, in[swap ? 1 : 0].data);
+    set(b_, in[swap ? 0 : 1].data);
     set(c_, out.data);
     run(add_, {{DNNL_ARG_SRC_0, a_}, {DNNL_ARG_SRC_1, b_}, {DNNL_ARG_DST, c_}});
   }

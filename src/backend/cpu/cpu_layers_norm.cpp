@@ -8,6 +8,8 @@
 // Inference forward (training=false) normalises with the running statistics (initially 0 and 1).
 // With LayerOptions::relu the output is max(normalised, 0) and backward gates dy by it: the fp32 passes
 // recompute the gate from the input; oneDNN's fuse_norm_relu keeps a bit mask in a workspace the layer owns.
+// With LayerOptions::add_input (fp32 only) the forward also adds in[1], then applies the Add's ReLU, as it
+// writes: the separate add would read and write the whole tensor once more.
 #include <cmath>
 
 #include <omp.h>
@@ -48,7 +50,15 @@ class BatchNormLayer final : public CpuLayer {
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
     check_bound();
-    check_io(in, out);
+    const float* residual = nullptr;
+    if (opt_.add_input) {
+      MG_ENSURE(in.size() == 2 && in[1].numel() == in_shapes_[0].numel() && in[1].dtype == dt_,
+                where() + "the fused add needs a second input of the first's size and dtype");
+      residual = in[1].as<float>();
+      check_io({in[0]}, out);
+    } else {
+      check_io(in, out);
+    }
     if (dt_ != DType::F32) {
       forward_onednn(in, out, training);
       if (training) update_running_stats();
@@ -65,7 +75,7 @@ class BatchNormLayer final : public CpuLayer {
       bn::statistics(x, count_, c_, mean, var, bn::Scratch{be_.scratchpad(), threads_});
     }
     for (int64_t i = 0; i < c_; ++i) scale[i] = params_[0][i] / std::sqrt(var[i] + desc_.bn.eps);
-    bn::normalize(x, out.as<float>(), count_, c_, mean, scale, params_[1], opt_.relu);
+    bn::normalize(x, out.as<float>(), count_, c_, mean, scale, params_[1], opt_.relu || opt_.add_relu, residual);
     if (training) update_running_stats();
   }
 

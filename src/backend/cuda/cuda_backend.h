@@ -52,6 +52,9 @@ class CudaBackend final : public Backend {
   void* native_stream(StreamKind s) override { return stream(s); }
 
   bool fuses_relu(LayerKind k) const override { return k == LayerKind::BatchNorm || k == LayerKind::Add; }
+  // Not yet: cuDNN offers it (cudnnBatchNormalizationForwardTrainingEx with CUDNN_BATCHNORM_OPS_BN_ADD_ACTIVATION)
+  // under conditions no GPU here can confirm, so the CUDA graph keeps the separate add.
+  bool fuses_add(LayerKind, Precision) const override { return false; }
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                         const LayerOptions& opt) override;
 
