@@ -79,7 +79,9 @@ std::unique_ptr<LayerOp> create_layer_from(const LayerRows<B>& table, B& be, con
     throw UsageError("layer " + desc.name + ": " + device_kind_name(be.kind()) + " has no " +
                      layer_kind_name(desc.kind) + " with a fused ReLU");
   }
-  if ((opt.add_input || opt.add_relu) && !(opt.add_input && be.fuses_add(desc.kind, opt.precision))) {
+  // The add comes before the Add's ReLU, so it cannot follow a ReLU of the layer's own.
+  if ((opt.add_input || opt.add_relu) &&
+      !(opt.add_input && !opt.relu && be.fuses_add(desc.kind, opt.precision))) {
     throw UsageError("layer " + desc.name + ": " + device_kind_name(be.kind()) + " has no " +
                      layer_kind_name(desc.kind) + " with a fused residual add");
   }

@@ -57,8 +57,8 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
   const std::vector<std::vector<int>> readers = layer_readers(model);
   // In place: a ReLU that is the only reader of a Conv, BatchNorm or Add output overwrites it, and so does an
   // Add over an input it alone reads (the later one: the batch norm right before an Add may then compute it).
-  // Those layers' backward never reads their output, ReLU's reads only its own, and the last writer of a shared
-  // buffer is the only one whose backward may read it (backend.h), so each chain keeps one activation.
+  // Those layers' backward never reads their output, ReLU's reads only its own, and only the last writer of a
+  // shared buffer reads it in backward (backend.h), so each chain keeps one activation.
   // inplace_of[i] = j: layer i's output is layer j's buffer. A fused ReLU is its producer's output, with or
   // without buffer reuse.
   std::vector<int> inplace_of(n, -1);
@@ -254,15 +254,14 @@ void ModelGraph::bind(const ParamStore& store) {
 void ModelGraph::forward(const Tensor& images, bool training) {
   MG_ENSURE(images.shape == out_[0].shape, "input batch " + images.shape.str() + " != " + out_[0].shape.str());
   be_.cast(out_[0], images);  // fp32 -> activation dtype (a copy at fp32)
-  std::vector<bool> done(ops_.size(), false);  // Adds their batch norm computed
   for (size_t i = 1; i < ops_.size(); ++i) {
-    if (!ops_[i] || done[i]) continue;  // a ReLU fused into its producer, an Add into its batch norm
+    if (!ops_[i]) continue;                                           // a ReLU fused into its producer
+    if (add_into_[i - 1] == static_cast<int>(i)) continue;           // an Add its batch norm computed
     std::vector<Tensor> in;
     for (int j : model_.layers[i].inputs) in.push_back(out_[j]);
     if (const int a = add_into_[i]; a >= 0) {
       const auto& ins = model_.layers[a].inputs;
       in.push_back(out_[ins[0] == static_cast<int>(i) ? ins[1] : ins[0]]);
-      done[a] = true;
     }
     ops_[i]->forward(in, out_[i], training);
   }

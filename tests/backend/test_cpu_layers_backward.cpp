@@ -358,9 +358,11 @@ TEST_CASE("cpu batch norm's loop variants: the best this CPU runs first, the bas
   CHECK_THROWS_AS(cpu::bn::use_isa("sse9"), std::invalid_argument);
   // The layers' variant is the best one again after a test picked others.
   for_each_bn_isa([](const std::string&) {});
+  CHECK(cpu::bn::current_isa() == isas.front());
   LayerRig rig(make_desc(LayerKind::BatchNorm, "bn"), {Shape{2, 20, 8, 8}});
   const std::vector<float> best = rig.forward();
   cpu::bn::use_isa(isas.back());
+  CHECK(cpu::bn::current_isa() == "baseline");
   const std::vector<float> base = rig.forward();
   cpu::bn::use_isa(isas.front());
   CHECK(rel_err(base, best) < 1e-6);

@@ -2,7 +2,9 @@
 // real backend (derive and override that part).
 #pragma once
 #include <functional>
+#include <map>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "backend/backend.h"
@@ -59,5 +61,16 @@ class DelegatingBackend : public Backend {
   Backend& b_;
 };
 
+// The options the graph asked every layer for, by layer name.
+class RecordingBackend final : public DelegatingBackend {
+ public:
+  using DelegatingBackend::DelegatingBackend;
+  std::unique_ptr<LayerOp> create_layer(const LayerDesc& d, const std::vector<Shape>& in,
+                                        const LayerOptions& o) override {
+    seen[d.name] = o;
+    return b_.create_layer(d, in, o);
+  }
+  std::map<std::string, LayerOptions> seen;
+};
 
 }  // namespace mg::test

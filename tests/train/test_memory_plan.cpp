@@ -9,6 +9,8 @@
 #include "check/layer_check.h"
 #include "models/net_builder.h"
 #include "models/registry.h"
+#include "support/delegating_backend.h"
+#include "support/graph_pass.h"
 #include "test_support.h"
 #include "train/memory_plan.h"
 #include "train/model_graph.h"
@@ -41,42 +43,12 @@ TEST_CASE("memory plan: only tensors with disjoint lifetimes share, and every bu
 
 namespace {
 
-struct Pass {
-  std::vector<float> logits, grads;
-  size_t buffer_bytes = 0, peak_bytes = 0;
-};
+using Pass = mg::test::GraphPass;
 
-// One forward (and, when training, backward) pass of model m on fixed data.
+// One pass on the CPU backend as a replica sets it up.
 Pass run(const ModelDesc& m, bool training, bool reuse, bool fuse = true) {
-  constexpr int64_t batch = 2, image = 32;
   mg::test::CpuWorld w = mg::test::make_replica_world(1);
-  Backend& be = *w.backends[0];
-  ModelGraph net(be, m, batch, image, Precision::FP32, 7, training, reuse, fuse);
-  ParamStore store(be, net.param_shapes());
-  store.initialize(42);
-  net.bind(store);
-  const auto images = mgtest::make_images(static_cast<size_t>(batch * image * image * 3), 3);
-  const auto labels = mgtest::make_labels(batch, 10, 4);
-  DeviceBuffer img(be, images.size() * sizeof(float)), lab(be, labels.size() * sizeof(int32_t));
-  be.copy_h2d(img.get(), images.data(), images.size() * sizeof(float), StreamKind::Compute);
-  be.copy_h2d(lab.get(), labels.data(), labels.size() * sizeof(int32_t), StreamKind::Compute);
-  // Two passes: the second runs on buffers the first left full of other tensors' values.
-  for (int pass = 0; pass < 2; ++pass) {
-    net.forward(img.tensor(Shape{batch, 3, image, image}, DType::F32), training);
-    if (training) {
-      net.loss(lab.tensor(Shape{batch}, DType::I32), 1.0f);
-      net.backward(false, nullptr);
-    }
-  }
-  be.synchronize(StreamKind::Compute);
-  Pass p;
-  p.logits.resize(static_cast<size_t>(net.logits().shape.numel()));
-  be.copy_d2h(p.logits.data(), net.logits().data, p.logits.size() * sizeof(float), StreamKind::Compute);
-  be.synchronize(StreamKind::Compute);
-  if (training) p.grads = store.download_grads();
-  p.buffer_bytes = net.buffer_bytes();
-  p.peak_bytes = be.peak_memory_bytes();
-  return p;
+  return mg::test::run_graph(*w.backends[0], m, training, reuse, fuse);
 }
 
 Pass run(const std::string& model, bool training, bool reuse, bool fuse = true) {
@@ -148,6 +120,7 @@ TEST_CASE("fused ReLUs and shared add gradients where the shipped ResNets never 
   // gradient (the other reader of its first input runs backward after the second input's producer), and one
   // whose may not (a later reader of its first input adds to that gradient before the second input's producer
   // reads its own): sharing there would hand b5 a gradient with c4's contribution in it.
+  // (test_model_graph_passes.cpp checks which layers of this model the graph fuses.)
   NetBuilder b("edge", 10);
   const int b1 = b.batch_norm(NetBuilder::kInput, "b1", 1e-5f);
   const int r1 = b.relu(b1, "r1");
@@ -161,8 +134,25 @@ TEST_CASE("fused ReLUs and shared add gradients where the shipped ResNets never 
   const int c4 = b.conv(r4, "c4", 8, 3, 1, 1);
   const int r5 = b.relu(b.add(r4, b5, "a3"), "r5");
   const int r6 = b.relu(b.add(r5, c4, "a4"), "r6");
-  b.linear(b.global_avg_pool(r6, "gap"), "fc", 10);
+  // A batch norm that computes an add without a ReLU (the add has two readers), and an add that runs in place
+  // over an add running in place over a convolution.
+  const int b7 = b.batch_norm(b.conv(r6, "c7", 8, 3, 1, 1), "b7", 1e-5f);
+  const int a5 = b.add(r6, b7, "a5");
+  const int c8 = b.conv(a5, "c8", 8, 3, 1, 1);
+  const int a6 = b.add(c8, a5, "a6");
+  const int r7 = b.relu(b.add(a6, r6, "a7"), "r7");
+  b.linear(b.global_avg_pool(r7, "gap"), "fc", 10);
   const ModelDesc m = b.finish(32);
+  {
+    mg::test::CpuWorld w = mg::test::make_replica_world(1);
+    mg::test::RecordingBackend rec(*w.backends[0]);
+    ModelGraph g(rec, m, 2, 32, Precision::FP32, 7, true);
+    CHECK(rec.seen.at("b7").add_input);
+    CHECK_FALSE(rec.seen.at("b7").add_relu);
+    CHECK(rec.seen.count("a5") == 1);  // the add keeps its op, for its backward
+    CHECK(rec.seen.at("a7").relu);
+    CHECK_FALSE(rec.seen.at("b2").add_input);  // read by its ReLU and by an add
+  }
 
   const Pass own = run(m, true, /*reuse=*/false), shared = run(m, true, /*reuse=*/true);
   REQUIRE(own.grads.size() == shared.grads.size());

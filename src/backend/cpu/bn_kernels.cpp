@@ -267,6 +267,8 @@ std::vector<std::string> runnable_isas() {
   return v;
 }
 
+std::string current_isa() { return loops().isa; }
+
 void use_isa(const std::string& isa) {
   for (const Loops* l : runnable()) {
     if (isa == l->isa) {

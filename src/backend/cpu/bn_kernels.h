@@ -25,6 +25,7 @@ namespace mg::cpu::bn {
 // used. Tests run every variant the machine can (runnable_isas, best first; use_isa picks one, between calls,
 // for all later calls), so a user's CPU without AVX-512 runs loops the suite has run too.
 std::vector<std::string> runnable_isas();
+std::string current_isa();
 void use_isa(const std::string& isa);
 
 // Room for the per-thread partial sums and per-channel values of one call, carved from caller-provided memory
