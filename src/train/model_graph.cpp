@@ -89,7 +89,7 @@ ModelGraph::ModelGraph(Backend& be, const ModelDesc& model, int64_t batch, int64
     for (int i = 2; i < n; ++i) {
       const LayerDesc& l = model.layers[i];
       const int j = i - 1;
-      if (l.kind != LayerKind::Add || inplace_of[i] < 0 || inplace_of[i] != root(j)) continue;
+      if (l.kind != LayerKind::Add || inplace_of[i] != root(j)) continue;
       if (model.layers[j].kind == LayerKind::BatchNorm && be.fuses_add(LayerKind::BatchNorm, precision))
         add_into_[j] = i;
     }
@@ -255,8 +255,8 @@ void ModelGraph::forward(const Tensor& images, bool training) {
   MG_ENSURE(images.shape == out_[0].shape, "input batch " + images.shape.str() + " != " + out_[0].shape.str());
   be_.cast(out_[0], images);  // fp32 -> activation dtype (a copy at fp32)
   for (size_t i = 1; i < ops_.size(); ++i) {
-    if (!ops_[i]) continue;                                           // a ReLU fused into its producer
-    if (add_into_[i - 1] == static_cast<int>(i)) continue;           // an Add its batch norm computed
+    if (!ops_[i]) continue;                                  // a ReLU fused into its producer
+    if (add_into_[i - 1] == static_cast<int>(i)) continue;  // an Add its batch norm computed
     std::vector<Tensor> in;
     for (int j : model_.layers[i].inputs) in.push_back(out_[j]);
     if (const int a = add_into_[i]; a >= 0) {

@@ -24,6 +24,18 @@ void distinct_values(std::vector<float>& v, uint64_t seed) {
   }
   for (size_t i = 0; i < v.size(); ++i) v[idx[i]] = -1.f + 0.05f * static_cast<float>(i);
 }
+
+// Two rigs of one layer (on different backends) agree to rounding on the forward and on a first overwriting
+// backward (input and parameter gradients); returns a second output gradient for the caller's accumulated pass.
+std::vector<float> agree_forward_backward(LayerRig& a, LayerRig& b) {
+  CHECK(rel_err(b.forward(), a.forward()) < 1e-5);
+  const std::vector<float> dy1 = random_vec(a.y.size(), 21);
+  a.backward(dy1);
+  b.backward(dy1);
+  CHECK(rel_err(b.dx[0], a.dx[0]) < 1e-5);
+  for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_err(b.g[i], a.g[i]) < 1e-5);
+  return random_vec(a.y.size(), 22);
+}
 }  // namespace
 
 TEST_CASE("cpu conv backward matches finite differences") {
@@ -271,12 +283,7 @@ TEST_CASE("cpu Winograd convolution gives direct convolution's outputs and gradi
     CHECK(wino.conv_algorithm_counts().count("direct") == 0);
     CHECK(direct.conv_algorithm_counts()["direct"] == direct_before + 1);
     CHECK(wino.conv_algorithm_counts()["winograd"] == wino_before + 1);
-    CHECK(rel_err(b.forward(), a.forward()) < 1e-5);
-    const std::vector<float> dy1 = random_vec(a.y.size(), 21), dy2 = random_vec(a.y.size(), 22);
-    a.backward(dy1);
-    b.backward(dy1);
-    CHECK(rel_err(b.dx[0], a.dx[0]) < 1e-5);
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_err(b.g[i], a.g[i]) < 1e-5);
+    const std::vector<float> dy2 = agree_forward_backward(a, b);
     // Accumulated, without the input gradient (the network's first layer): the input gradient is untouched.
     b.dx[0].assign(b.dx[0].size(), 42.f);
     a.backward(dy2, true, {false});
@@ -300,12 +307,7 @@ TEST_CASE("cpu convolution on its timed implementations gives the pinned one's o
   for (const auto& [d, s] : layers) {
     INFO("input " << s.str() << " out " << d.conv.out_channels);
     LayerRig a(d, {s}, Precision::FP32, 7, &pinned), b(d, {s}, Precision::FP32, 7, &timed);
-    CHECK(rel_err(b.forward(), a.forward()) < 1e-5);
-    const std::vector<float> dy1 = random_vec(a.y.size(), 21), dy2 = random_vec(a.y.size(), 22);
-    a.backward(dy1);
-    b.backward(dy1);
-    CHECK(rel_err(b.dx[0], a.dx[0]) < 1e-5);
-    for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_err(b.g[i], a.g[i]) < 1e-5);
+    const std::vector<float> dy2 = agree_forward_backward(a, b);
     a.backward(dy2, true);
     b.backward(dy2, true);
     for (size_t i = 0; i < a.g.size(); ++i) CHECK(rel_err(b.g[i], a.g[i]) < 1e-5);

@@ -375,10 +375,15 @@ void CpuBackend::cast(const Tensor& dst, const Tensor& src) {
     return;
   }
   const DType a = dst.dtype, b = src.dtype;
-  if (a == DType::BF16 && b == DType::F32) return convert<uint16_t, float>(dst, src, [](float v) { return float_to_bf16(v); });
-  if (a == DType::F32 && b == DType::BF16) return convert<float, uint16_t>(dst, src, [](uint16_t v) { return bf16_to_float(v); });
-  if (a == DType::F16 && b == DType::F32) return convert<uint16_t, float>(dst, src, [](float v) { return float_to_fp16(v); });
-  if (a == DType::F32 && b == DType::F16) return convert<float, uint16_t>(dst, src, [](uint16_t v) { return fp16_to_float(v); });
+  using u16 = uint16_t;
+  if (a == DType::BF16 && b == DType::F32)
+    return convert<u16, float>(dst, src, [](float v) { return float_to_bf16(v); });
+  if (a == DType::F32 && b == DType::BF16)
+    return convert<float, u16>(dst, src, [](u16 v) { return bf16_to_float(v); });
+  if (a == DType::F16 && b == DType::F32)
+    return convert<u16, float>(dst, src, [](float v) { return float_to_fp16(v); });
+  if (a == DType::F32 && b == DType::F16)
+    return convert<float, u16>(dst, src, [](u16 v) { return fp16_to_float(v); });
 #pragma omp parallel for
   for (int64_t i = 0; i < n; ++i) store(dst, i, load(src, i));
 }

@@ -439,15 +439,14 @@ class ConvLayer final : public WeightedLayer {
   double time_ms(const ConvPds& p, bool blocked, const Shape& x_shape, const Shape& y_shape) {
     const memory::desc x_md = act_desc(x_shape, dt_), y_md = act_desc(y_shape, dt_);
     TimingMemory mem(be_.engine());
-    auto zeroed = [&](const memory::desc& md) { return mem.get(md); };
-    dnnl::memory x = zeroed(x_md), y = zeroed(y_md), &dx = x, &dy = y;
-    dnnl::memory xb = zeroed(p.fwd.src_desc()), yb = zeroed(p.fwd.dst_desc()), &dxb = xb, &dyb = yb;
-    dnnl::memory w = zeroed(p.fwd.weights_desc()), wd = zeroed(p.bwd_data.weights_desc()),
-                 dw = zeroed(p.bwd_w.diff_weights_desc());
+    dnnl::memory x = mem.get(x_md), y = mem.get(y_md), &dx = x, &dy = y;
+    dnnl::memory xb = mem.get(p.fwd.src_desc()), yb = mem.get(p.fwd.dst_desc()), &dxb = xb, &dyb = yb;
+    dnnl::memory w = mem.get(p.fwd.weights_desc()), wd = mem.get(p.bwd_data.weights_desc()),
+                 dw = mem.get(p.bwd_w.diff_weights_desc());
     dnnl::memory sp = mem.scratch(scratch_bytes(p));
     const bool has_bias = desc_.conv.bias;
     const memory::desc bias_md({desc_.conv.out_channels}, DT::f32, Tag::a);
-    dnnl::memory b = has_bias ? zeroed(bias_md) : dnnl::memory(), db = has_bias ? zeroed(bias_md) : dnnl::memory();
+    dnnl::memory b = has_bias ? mem.get(bias_md) : dnnl::memory(), db = has_bias ? mem.get(bias_md) : dnnl::memory();
     dnnl::primitive f, bd, bw, r_x, r_y, r_dy, r_dx;
     MG_CHECK_DNNL(f = dnnl::primitive(p.fwd));
     MG_CHECK_DNNL(bd = dnnl::primitive(p.bwd_data));
