@@ -1,5 +1,7 @@
 #!/usr/bin/env python3
-"""Table of predicted vs measured images/s for validate_netns.sh's cases (OUTDIR/cases.tsv, OUTDIR/raw/)."""
+"""Table of predicted vs measured images/s for validate_netns.sh's cases (OUTDIR/cases.tsv, OUTDIR/raw/).
+
+A case run several times (alternating profile and two-rank run) is the median of each figure over its runs."""
 import glob
 import json
 import os
@@ -8,45 +10,63 @@ import statistics
 import sys
 
 out = sys.argv[1]
+
+
+def two_ranks(doc):
+    return next(r for r in doc["runs"] if r["devices"] == 2)
+
+
+def repetition(stem, dtype):
+    """One alternating repetition of a case: its profile, its two-rank run and the predictions from that profile."""
+    meas = two_ranks(json.load(open(f"{out}/raw/{stem}.measured.json")))
+    prof = json.load(open(f"{out}/raw/{stem}.profile.json"))["runs"][0]
+    rep = dict(profile=prof["images_per_sec"], measured=meas["images_per_sec"],
+               meas_exposed=meas["breakdown"]["comm_exposed_s"] * 1e3, meas_comm=meas["allreduce"]["time_s"] * 1e3)
+    for kind in ("comm", "spec"):
+        p = two_ranks(json.load(open(f"{out}/raw/{stem}.pred_{kind}.json")))
+        rep[kind] = p["images_per_sec"]
+        rep[kind + "_comm"] = p["allreduce"]["time_s"] * 1e3
+        rep[kind + "_exposed"] = p["breakdown"]["comm_exposed_s"] * 1e3
+        if kind == "comm":
+            rep["pred_bwd"] = p["breakdown"]["backward_s"] * 1e3  # holds the outgoing wire casts with overlap
+    # Compute on both sides: the profile's parts (scaled to its headline rate, as predict uses them) and the
+    # two-rank run's.
+    pb, mb = prof["breakdown"], meas["breakdown"]
+    scale = (prof["global_batch"] / prof["images_per_sec"]) / pb["total_s"]
+    rep["prof_fwd"], rep["prof_bwd"] = pb["forward_s"] * scale * 1e3, pb["backward_s"] * scale * 1e3
+    rep["meas_fwd"], rep["meas_bwd"] = mb["forward_s"] * 1e3, mb["backward_s"] * 1e3
+    c = next((c for c in prof.get("wire_casts", []) if c["dtype"] == dtype), None)
+    elems = sum(g["elements"] for g in prof["gradient_layers"])
+    rep["cast_ms"] = (f"{c['to_wire_s_per_element'] * elems * 1e3:.1f} / {c['from_wire_s_per_element'] * elems * 1e3:.1f}"
+                      if c else ("-" if dtype == "fp32" else "not in profile"))
+    return rep
+
+
 rows = []
 for line in open(f"{out}/cases.tsv"):
     fields = line.rstrip("\n").split("\t")
     name, rate, model, bucket, overlap, dtype, load, when = fields[:8]
     delay = fields[8] if len(fields) > 8 else "0"  # older runs (veth, no delay line) have 8 columns
-    meas = json.load(open(f"{out}/raw/{name}.measured.json"))
-    prof = json.load(open(f"{out}/raw/{name}.profile.json"))
-    m2 = next(r for r in meas["runs"] if r["devices"] == 2)
-    row = dict(name=name, rate=rate, model=model, bucket=bucket, overlap=overlap, dtype=dtype,
-               load=load, when=when, profile=prof["runs"][0]["images_per_sec"], measured=m2["images_per_sec"],
-               meas_exposed=m2["breakdown"]["comm_exposed_s"] * 1e3, meas_comm=m2["allreduce"]["time_s"] * 1e3)
+    repeats = int(fields[9]) if len(fields) > 9 else 1  # and runs before 2026-11-27 one repetition per case
+    reps = [repetition(name if k == 1 else f"{name}.r{k}", dtype) for k in range(1, repeats + 1)]
+    # A case is the median over its alternating repetitions of every figure, the prediction from each
+    # repetition's own profile; the error compares the median prediction with the median measurement.
+    row = {key: statistics.median(r[key] for r in reps) for key in reps[0] if key != "cast_ms"}
+    row.update(name=name, rate=rate, model=model, bucket=bucket, overlap=overlap, dtype=dtype, load=load, when=when,
+               delay=delay, repeats=repeats, cast_ms=reps[0]["cast_ms"],
+               meas_range=(min(r["measured"] for r in reps), max(r["measured"] for r in reps)))
     for kind in ("comm", "spec"):
-        p = json.load(open(f"{out}/raw/{name}.pred_{kind}.json"))
-        p2 = next(r for r in p["runs"] if r["devices"] == 2)
-        row[kind] = p2["images_per_sec"]
-        row[kind + "_err"] = (p2["images_per_sec"] - row["measured"]) / row["measured"]
-        row[kind + "_comm"] = p2["allreduce"]["time_s"] * 1e3
-        row[kind + "_exposed"] = p2["breakdown"]["comm_exposed_s"] * 1e3
-    row["delay"] = delay
-    # Compute on both sides: the profile's parts (scaled to its headline rate, as predict uses them), the two-rank
-    # run's, and the prediction's backward (which holds the outgoing wire casts with overlap).
-    pb, mb = prof["runs"][0]["breakdown"], m2["breakdown"]
-    scale = (prof["runs"][0]["global_batch"] / prof["runs"][0]["images_per_sec"]) / pb["total_s"]
-    row["prof_fwd"], row["prof_bwd"] = pb["forward_s"] * scale * 1e3, pb["backward_s"] * scale * 1e3
-    row["meas_fwd"], row["meas_bwd"] = mb["forward_s"] * 1e3, mb["backward_s"] * 1e3
-    pc = json.load(open(f"{out}/raw/{name}.pred_comm.json"))
-    row["pred_bwd"] = next(r for r in pc["runs"] if r["devices"] == 2)["breakdown"]["backward_s"] * 1e3
-    casts = prof["runs"][0].get("wire_casts", [])
-    c = next((c for c in casts if c["dtype"] == dtype), None)
-    elems = sum(g["elements"] for g in prof["runs"][0]["gradient_layers"])
-    row["cast_ms"] = (f"{c['to_wire_s_per_element'] * elems * 1e3:.1f} / {c['from_wire_s_per_element'] * elems * 1e3:.1f}"
-                      if c else ("-" if dtype == "fp32" else "not in profile"))
+        row[kind + "_err"] = (row[kind] - row["measured"]) / row["measured"]
     rows.append(row)
 
 lines = ["| case | link | delay ms | model | bucket MiB | overlap | wire | 1-dev img/s | measured 2-rank img/s | predicted (comm curve) | error | predicted (tc spec) | error | measured comm / exposed ms | predicted comm / exposed ms | load |",
          "|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|"]
 for r in rows:
+    measured = f"{r['measured']:.1f}"
+    if r["repeats"] > 1:
+        measured += f" ({r['meas_range'][0]:.0f}–{r['meas_range'][1]:.0f}, {r['repeats']} runs)"
     lines.append(f"| {r['name']} | {r['rate']} | {r['delay']} | {r['model']} | {r['bucket']} | {r['overlap']} | {r['dtype']} | "
-                 f"{r['profile']:.1f} | {r['measured']:.1f} | {r['comm']:.1f} | {100*r['comm_err']:+.1f} % | "
+                 f"{r['profile']:.1f} | {measured} | {r['comm']:.1f} | {100*r['comm_err']:+.1f} % | "
                  f"{r['spec']:.1f} | {100*r['spec_err']:+.1f} % | {r['meas_comm']:.1f} / {r['meas_exposed']:.1f} | "
                  f"{r['comm_comm']:.1f} / {r['comm_exposed']:.1f} | {r['load']} |")
 def summary(label, sel, kind):

@@ -8,23 +8,30 @@
 # in fp32 and bf16 (the "comm curve" link model), then the cases. Per case, alternating on the same machine:
 # a 1-device profile (same options, same thread count; two at once, one per namespace, because the two "hosts"
 # share this VM's cores), then the two-rank run across the link, then the predictions from the comm curve and
-# from the tc numbers alone ("spec": bw=RATE,lat=DELAY). Needs root (ip netns, tc, /dev/net/tun) and g++ (builds
-# netwire into a temporary directory unless NETWIRE names a binary).
-#   MGBENCH=build/mgbench [TINY_STEPS=40] results/predict/validate_netns.sh OUTDIR [full|fast|quick|repredict] [RATE...]
+# from the tc numbers alone ("spec": bw=RATE,lat=DELAY). A `tiny` case is that sequence TINY_REPEATS times
+# (default 5; a ResNet-18 case once) and summarize.py takes the median of each figure over the repetitions: one
+# `tiny` run lasts under a second and its rate moves by +-15 % from one run to the next on this VM, so a single
+# run against a single prediction measures the VM (results/predict/README.md, 2026-11-27). Needs root (ip netns,
+# tc, /dev/net/tun) and g++ (builds netwire into a temporary directory unless NETWIRE names a binary).
+#   MGBENCH=build/mgbench [TINY_STEPS=40] [TINY_REPEATS=5] results/predict/validate_netns.sh OUTDIR \
+#     [full|fast|quick|tiny|repredict] [RATE...]
 # full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (~30 min on the idle 2-core VM); RATEs (Mbit/s, of 100 300
 # 1000) run only those links, replacing their cases in OUTDIR/cases.tsv and keeping the others, so a full run
 # can be taken in pieces. fast: 300 Mbit/s x 0, 2 ms x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case
-# (what tests/cli/predict_netns.sh runs). repredict: only the predictions again, from OUTDIR's raw profiles,
-# comm curves and measurements (no namespaces, no root).
+# (what tests/cli/predict_netns.sh runs). tiny: the three `tiny` cases on the 100 and 1000 Mbit/s, 0 ms links
+# (~10 min). repredict: only the predictions again, from OUTDIR's raw profiles, comm curves and measurements
+# (no namespaces, no root).
 # The comm curves are measured back to back and, with --gap, one collective at a time after 10 ms of busy work
 # on the issuing thread, as a training step issues its all-reduce after compute (docs/predict.md): 10 ms is
 # shorter than either model's forward + backward here (13 and 65 ms), one value for every link and case.
 set -u
 : "${MGBENCH:?MGBENCH must point at the mgbench binary}"
-out=${1:?usage: validate_netns.sh OUTDIR [full|fast|quick|repredict] [RATE...]}
+out=${1:?usage: validate_netns.sh OUTDIR [full|fast|quick|tiny|repredict] [RATE...]}
 mode=${2:-full}
-[[ ${TINY_STEPS:-40} =~ ^[1-9][0-9]*$ ]] || { echo "validate_netns.sh: TINY_STEPS must be a positive integer" >&2; exit 2; }
-case $mode in full | fast | quick | repredict) ;; *) echo "validate_netns.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+for knob in TINY_STEPS TINY_REPEATS; do
+  [[ ${!knob:-1} =~ ^[1-9][0-9]*$ ]] || { echo "validate_netns.sh: $knob must be a positive integer" >&2; exit 2; }
+done
+case $mode in full | fast | quick | tiny | repredict) ;; *) echo "validate_netns.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 shift $(($# < 2 ? $# : 2))
 rates=("$@")
 for r in "${rates[@]}"; do
@@ -34,7 +41,11 @@ done
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cases="$out/cases.tsv"
 
-predict_case() {  # predict_case NAME LINKTAG RATE DELAY_MS DTYPE: both predictions of one measured case
+rep() {  # rep NAME K: the file stem of repetition K of a case (the first keeps the case's name)
+  if [ "$2" -eq 1 ]; then echo "$1"; else echo "$1.r$2"; fi
+}
+
+predict_case() {  # predict_case STEM LINKTAG RATE DELAY_MS DTYPE: both predictions of one measured repetition
   local name=$1 tag=$2 rate=$3 delay=$4 dtype=$5
   "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "$out/raw/${tag}_comm_${dtype}.json" \
     --measured "$out/raw/$name.measured.json" --json "$out/raw/$name.pred_comm.json" >"$out/raw/$name.pred_comm.txt" \
@@ -45,8 +56,10 @@ predict_case() {  # predict_case NAME LINKTAG RATE DELAY_MS DTYPE: both predicti
 }
 
 if [ "$mode" = repredict ]; then
-  while IFS=$'\t' read -r name rate model bucket overlap dtype load when delay; do
-    predict_case "$name" "${name%%_*}" "$rate" "${delay:-0}" "$dtype"
+  while IFS=$'\t' read -r name rate model bucket overlap dtype load when delay repeats; do
+    for k in $(seq "${repeats:-1}"); do
+      predict_case "$(rep "$name" "$k")" "${name%%_*}" "$rate" "${delay:-0}" "$dtype"
+    done
   done <"$cases"
   python3 "$here/results/predict/summarize.py" "$out"
   exit $?
@@ -138,18 +151,23 @@ run_case() {  # run_case LINKTAG RATE DELAY MODEL BUCKET OVERLAP DTYPE
   local name="${tag}_${model}_b${bucket}_${overlap}_${dtype}"
   local args=("${common[@]}" $(model_args "$model") --bucket-mb "$bucket" --allreduce-dtype "$dtype")
   [ "$overlap" = nooverlap ] && args+=(--no-overlap)
-  # Alternating: the profile right before the measured pair, under the same machine load. The two "hosts" share
-  # this VM's two cores, so the profile is taken the same way: two independent 1-device runs at once, one per
-  # namespace (each host busy with its own replica), rank 0's kept.
-  ip netns exec "$ns1" "$MGBENCH" "${args[@]}" >/dev/null 2>&1 &
-  local other=$!
-  ip netns exec "$ns0" "$MGBENCH" "${args[@]}" --json "$out/raw/$name.profile.json" >/dev/null 2>&1 \
-    || fail "profile $name"
-  wait "$other" || fail "second profile $name"
-  pair "$out/raw/$name.measured.json" "${args[@]}"
-  predict_case "$name" "$tag" "$rate" "$delay" "$dtype"
-  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rate" "$model" "$bucket" "$overlap" "$dtype" \
-    "$(cut -d' ' -f1 /proc/loadavg)" "$(date -u +%T)" "$delay" >>"$cases"
+  local repeats=1 k stem
+  [ "$model" = tiny ] && repeats=${TINY_REPEATS:-5}
+  # Alternating, per repetition: the profile right before the measured pair, under the same machine load. The
+  # two "hosts" share this VM's two cores, so the profile is taken the same way: two independent 1-device runs
+  # at once, one per namespace (each host busy with its own replica), rank 0's kept.
+  for k in $(seq "$repeats"); do
+    stem=$(rep "$name" "$k")
+    ip netns exec "$ns1" "$MGBENCH" "${args[@]}" >/dev/null 2>&1 &
+    local other=$!
+    ip netns exec "$ns0" "$MGBENCH" "${args[@]}" --json "$out/raw/$stem.profile.json" \
+      >/dev/null 2>&1 || fail "profile $stem"
+    wait "$other" || fail "second profile $stem"
+    pair "$out/raw/$stem.measured.json" "${args[@]}"
+    predict_case "$stem" "$tag" "$rate" "$delay" "$dtype"
+  done
+  printf '%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n' "$name" "$rate" "$model" "$bucket" "$overlap" "$dtype" \
+    "$(cut -d' ' -f1 /proc/loadavg)" "$(date -u +%T)" "$delay" "$repeats" >>"$cases"
   echo "$name done (load $(cut -d' ' -f1 /proc/loadavg))"
 }
 
@@ -176,6 +194,11 @@ full=(resnet18:1:overlap:fp32 resnet18:25:overlap:fp32 resnet18:1:nooverlap:fp32
       resnet18:25:overlap:bf16 tiny:25:overlap:fp32 tiny:25:nooverlap:fp32 tiny:25:overlap:bf16)
 case $mode in
   quick) link q100d2 100mbit 2 resnet18:1:overlap:fp32 ;;
+  tiny)
+    for r in 100 1000; do
+      link "r${r}d0" "${r}mbit" 0 tiny:25:overlap:fp32 tiny:25:nooverlap:fp32 tiny:25:overlap:bf16
+    done
+    ;;
   fast)
     for d in 0 2; do
       link "r300d$d" 300mbit "$d" resnet18:1:overlap:fp32 resnet18:25:nooverlap:fp32 resnet18:25:overlap:bf16 \
