@@ -89,7 +89,7 @@ for kind, label in (("comm", "comm-curve link"), ("spec", "tc-spec link")):
                 summary(f"{label}, {g}", sel, kind)
 lines += ["", "Compute, ms per step: the profile (scaled to its headline rate, as predict uses it) against the two-rank "
           "run; the predicted backward includes the outgoing casts with overlap. Casts: the profile's wire_casts "
-          "over the whole gradient, out / back.", "",
+          "over the whole gradient, out / back (the first run's profile where a case has several).", "",
           "| case | profile fwd / bwd | measured fwd / bwd | predicted bwd | measured - profile, fwd + bwd | casts out / back |",
           "|---|---|---|---|---|---|"]
 for r in rows:

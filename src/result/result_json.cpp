@@ -361,6 +361,9 @@ json to_json(const RunResult& r) {
 RunResult result_from_json(const json& j, const std::string& source) {
   const Reader rd(source);
   if (!j.is_object()) rd.fail("(top level)", "expected an object, found " + std::string(j.type_name()));
+  // Other tools' files (`mgbench comm --json`) are named, not reported as a result with a field missing.
+  if (!j.contains("schema_version") && j.contains("tool") && j["tool"].is_string())
+    throw UsageError(source + ": a `" + j["tool"].get<std::string>() + "` file, not a training or prediction result");
   const json& version = rd.at(j, "(top level)", "schema_version");
   if (!version.is_number_integer() || version.get<int64_t>() != kResultSchemaVersion)
     throw UsageError(source + ": schema_version " + version.dump() + ", this mgbench reads " +

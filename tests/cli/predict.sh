@@ -125,6 +125,16 @@ expect_usage_error "bandwidth must be positive" "$MGBENCH" predict --profile "$T
 expect_usage_error "gpus-per-node must be at least 1" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --gpus-per-node 0 --json "$out"
 expect_usage_error "inter-node" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --gpus 16 --gpus-per-node 8 --json "$out"
 expect_usage_error "not a training result" "$MGBENCH" predict --profile "$TMP/pred.json" --link nvlink4 --json "$out"
+"$MGBENCH" comm --device cpu --op allreduce -b 1K -e 1K --iters 2 --warmup 1 --json "$TMP/comm1k.json" >/dev/null 2>&1 \
+  || fail "comm result"
+expect_usage_error "comm1k.json: a .mgbench comm. file, not a training or prediction result" "$MGBENCH" predict \
+  --profile "$TMP/comm1k.json" --link nvlink4 --json "$out"
+# The ranges a training run accepts, and options given a value that means nothing.
+expect_usage_error "bucket-mb must be in" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --bucket-mb 0 --json "$out"
+expect_usage_error "bucket-mb must be in" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --bucket-mb 1e9 --json "$out"
+expect_usage_error "accum-steps .* between 1 and 4096" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --accum-steps 5000 --json "$out"
+expect_usage_error "nics-per-node must be at least 1" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --nics-per-node 0 --json "$out"
+expect_usage_error "input-rate must be a positive" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --input-rate 0 --json "$out"
 "$MGBENCH" "${train[@]}" --devices 2 --no-baseline --json "$TMP/two.json" >/dev/null || fail "2-device run"
 expect_usage_error "no 1-device run" "$MGBENCH" predict --profile "$TMP/two.json" --link nvlink4 --json "$out"
 expect_usage_error "cannot read" "$MGBENCH" predict --profile "$TMP/nope.json" --link nvlink4 --json "$out"

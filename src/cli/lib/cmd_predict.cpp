@@ -32,13 +32,13 @@ class PredictCommand final : public Command {
         ->required();
     per_node_opt_ = sub.add_option("--gpus-per-node", gpus_per_node_, "GPUs per node (default: all in one node)");
     sub.add_option("--inter-node", inter_, "link between nodes, per NIC (preset, bw=..,lat=.. or comm JSON)");
-    sub.add_option("--nics-per-node", nics_per_node_, "NICs per node (default: one per GPU, as on DGX/HGX)");
+    nics_opt_ = sub.add_option("--nics-per-node", nics_per_node_, "NICs per node (default: one per GPU, as on DGX/HGX)");
     bucket_opt_ = sub.add_option("--bucket-mb", bucket_mb_, "gradient bucket size in MiB (default: the profile's)");
     overlap_opt_ = sub.add_flag("--no-overlap", no_overlap_, "start all-reduce only after the whole backward pass");
     dtype_opt_ = sub.add_option("--allreduce-dtype", dtype_, "fp32 | fp16 | bf16 (default: the profile's)");
     accum_opt_ = sub.add_option("--accum-steps", accum_, "micro-batches per optimizer step (default: the profile's)");
     strategy_opt_ = sub.add_option("--allreduce", strategy_, "ring | ps | none (default: the profile's)");
-    sub.add_option("--input-rate", input_rate_,
+    input_rate_opt_ = sub.add_option("--input-rate", input_rate_,
                    "images/s one node's input pipeline delivers (e.g. from mgbench --input-only); default: "
                    "as fast as the profile saw");
     rate_opt_ = sub.add_option("--profile-rate", profile_rate_,
@@ -54,9 +54,10 @@ class PredictCommand final : public Command {
       if (n < 1) throw UsageError("--gpus: device counts must be at least 1, got " + std::to_string(n));
     if (per_node_opt_->count() && gpus_per_node_ < 1)
       throw UsageError("--gpus-per-node must be at least 1, got " + std::to_string(gpus_per_node_));
-    if (nics_per_node_ < 0) throw UsageError("--nics-per-node must be at least 1");
+    if (nics_opt_->count() && nics_per_node_ < 1) throw UsageError("--nics-per-node must be at least 1");
     if (!inter_.empty() && !per_node_opt_->count()) throw UsageError("--inter-node needs --gpus-per-node");
-    if (!(input_rate_ >= 0) || !std::isfinite(input_rate_)) throw UsageError("--input-rate must be a positive rate");
+    if (input_rate_opt_->count() && (!(input_rate_ > 0) || !std::isfinite(input_rate_)))
+      throw UsageError("--input-rate must be a positive rate");
 
     const RunResult profile = read_result_file(profile_);
     StepProfile p = step_profile_from(profile, profile_);
@@ -69,14 +70,16 @@ class PredictCommand final : public Command {
     req.command_line = own_command_line();
     StepOptions& o = req.step;
     o.bucket_mb = bucket_opt_->count() ? bucket_mb_ : profile.config.bucket_mb;
-    if (!(o.bucket_mb >= 0) || !std::isfinite(o.bucket_mb)) throw UsageError("--bucket-mb must be >= 0");
+    // The ranges a training run accepts (train_options.cpp), so predict answers only for settings a run can use.
+    if (!(o.bucket_mb > 0) || o.bucket_mb > 65536) throw UsageError("--bucket-mb must be in (0, 65536]");
     o.overlap = overlap_opt_->count() ? !no_overlap_ : profile.config.overlap;
     req.allreduce_dtype = profile.config.allreduce_dtype;
     if (dtype_opt_->count()) req.allreduce_dtype = kAllreduceDTypeNames.parse(dtype_, "--allreduce-dtype");
     o.wire = req.allreduce_dtype.value_or(DType::F32);
     const std::string cast_note = apply_wire_cast_costs(o, p);
     o.accum_steps = accum_opt_->count() ? accum_ : profile.config.accum_steps;
-    if (o.accum_steps < 1) throw UsageError("--accum-steps must be at least 1");
+    if (o.accum_steps < 1 || o.accum_steps > 4096)
+      throw UsageError("--accum-steps " + std::to_string(o.accum_steps) + " must be between 1 and 4096");
     const AllreduceMode mode = profile.config.allreduce;
     o.strategy = strategy_opt_->count() ? parse_sync_strategy(strategy_)
                  : mode == AllreduceMode::Ps ? SyncStrategy::Ps
@@ -172,6 +175,7 @@ class PredictCommand final : public Command {
   CLI::Option* per_node_opt_ = nullptr;
   int gpus_per_node_ = 0;
   std::string inter_;
+  CLI::Option* nics_opt_ = nullptr;
   int nics_per_node_ = 0;
   CLI::Option* bucket_opt_ = nullptr;
   double bucket_mb_ = 25;
@@ -183,6 +187,7 @@ class PredictCommand final : public Command {
   int accum_ = 1;
   CLI::Option* strategy_opt_ = nullptr;
   std::string strategy_ = "ring";
+  CLI::Option* input_rate_opt_ = nullptr;
   double input_rate_ = 0;
   CLI::Option* rate_opt_ = nullptr;
   double profile_rate_ = 0;
