@@ -25,7 +25,7 @@
 namespace mg {
 
 struct StepOptions {
-  double bucket_mb = 25;         // fp32 gradient MiB per bucket, as --bucket-mb (0: one bucket)
+  double bucket_mb = 25;         // fp32 gradient MiB per bucket, as --bucket-mb (0 here: one bucket)
   bool overlap = true;
   DType wire = DType::F32;  // --allreduce-dtype; fp16/bf16 halve the bytes and add the casts
   // Seconds per element of the fp32 -> wire and wire -> fp32 casts on the profiled device (StepProfile's
