@@ -10,6 +10,7 @@
 
 #include "cli/lib/child_runs.h"
 #include "cli/lib/command.h"
+#include "cli/lib/train_options.h"
 #include "core/error.h"
 #include "predict/prediction.h"
 #include "result/result_json.h"
@@ -70,16 +71,14 @@ class PredictCommand final : public Command {
     req.command_line = own_command_line();
     StepOptions& o = req.step;
     o.bucket_mb = bucket_opt_->count() ? bucket_mb_ : profile.config.bucket_mb;
-    // The ranges a training run accepts (train_options.cpp), so predict answers only for settings a run can use.
-    if (!(o.bucket_mb > 0) || o.bucket_mb > 65536) throw UsageError("--bucket-mb must be in (0, 65536]");
+    check_bucket_mb(o.bucket_mb);
     o.overlap = overlap_opt_->count() ? !no_overlap_ : profile.config.overlap;
     req.allreduce_dtype = profile.config.allreduce_dtype;
     if (dtype_opt_->count()) req.allreduce_dtype = kAllreduceDTypeNames.parse(dtype_, "--allreduce-dtype");
     o.wire = req.allreduce_dtype.value_or(DType::F32);
     const std::string cast_note = apply_wire_cast_costs(o, p);
     o.accum_steps = accum_opt_->count() ? accum_ : profile.config.accum_steps;
-    if (o.accum_steps < 1 || o.accum_steps > 4096)
-      throw UsageError("--accum-steps " + std::to_string(o.accum_steps) + " must be between 1 and 4096");
+    check_accum_steps(o.accum_steps);
     const AllreduceMode mode = profile.config.allreduce;
     o.strategy = strategy_opt_->count() ? parse_sync_strategy(strategy_)
                  : mode == AllreduceMode::Ps ? SyncStrategy::Ps

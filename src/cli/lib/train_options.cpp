@@ -88,6 +88,15 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
                "skip the correctness check of the model's layers and a few training steps before timing");
 }
 
+void check_bucket_mb(double bucket_mb) {
+  if (!(bucket_mb > 0) || bucket_mb > 65536) throw UsageError("--bucket-mb must be in (0, 65536]");
+}
+
+void check_accum_steps(int accum_steps) {
+  if (accum_steps < 1 || accum_steps > 4096)
+    throw UsageError("--accum-steps " + std::to_string(accum_steps) + " must be between 1 and 4096");
+}
+
 RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line) {
   RunConfig c = o.cfg;
   c.command_line = command_line;
@@ -127,10 +136,10 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   if (o.warmup < -1 || c.warmup > 1000000) throw UsageError("--warmup " + std::to_string(o.warmup) + " must be between 0 and 1000000");
   if (c.repeat < 1 || c.repeat > 1000) throw UsageError("--repeat " + std::to_string(c.repeat) + " must be between 1 and 1000");
   if (c.runs < 1 || c.runs > 100) throw UsageError("--runs " + std::to_string(c.runs) + " must be between 1 and 100");
-  if (c.accum_steps < 1 || c.accum_steps > 4096) throw UsageError("--accum-steps " + std::to_string(c.accum_steps) + " must be between 1 and 4096");
+  check_accum_steps(c.accum_steps);
   if (c.staging_depth < 1 || c.staging_depth > 64) throw UsageError("--staging-depth " + std::to_string(c.staging_depth) + " must be between 1 and 64");
   if (c.data_threads < 1 || c.data_threads > 256) throw UsageError("--data-threads " + std::to_string(c.data_threads) + " must be between 1 and 256");
-  if (!(c.bucket_mb > 0) || c.bucket_mb > 65536) throw UsageError("--bucket-mb must be in (0, 65536]");
+  check_bucket_mb(c.bucket_mb);
   if (!(c.comm_timeout_s > 0)) throw UsageError("--comm-timeout must be positive (seconds)");
   if (c.num_classes < 1 || c.num_classes > 1000000) throw UsageError("--num-classes " + std::to_string(c.num_classes) + " must be between 1 and 1000000");
   if (c.image_size < 0 || c.image_size > 4096) throw UsageError("--image-size " + std::to_string(c.image_size) + " must be between 1 and 4096");
