@@ -77,8 +77,9 @@ stage "ASan+UBSan build" sanitized_build "$root/build-asan" address,undefined "$
 stage "ASan+UBSan: CPU suite" env -C "$root/build-asan" "${asan_env[@]}" \
   ctest --no-tests=error --output-on-failure -j "$test_jobs" -E '^(gpu: all|cli: out_of_memory)$'
 
-# libgomp and oneDNN are not built with TSan: tests/sanitizers/tsan.supp says what their two suppressions hide
-# and why. OMP_NUM_THREADS=1 keeps OpenMP teams to the regions that ask for a thread count themselves.
+# libgomp and oneDNN are not built with TSan: OpenMP teams run at one thread in this build (src/core/omp_team.h;
+# OMP_NUM_THREADS=1 for threads that never set a count), and tests/sanitizers/tsan.supp says what its one
+# suppression (oneDNN's primitive cache lock) hides and why.
 stage "TSan build" sanitized_build "$root/build-tsan" thread test_train test_comm test_data
 stage "TSan: threaded parts" env -C "$root/build-tsan" OMP_NUM_THREADS=1 \
   TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1:history_size=7:suppressions=$supp/tsan.supp" \

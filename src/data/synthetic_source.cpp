@@ -4,6 +4,7 @@
 
 #include "core/counter_rng.h"
 #include "core/error.h"
+#include "core/omp_team.h"
 
 namespace mg {
 
@@ -20,7 +21,7 @@ class HostSyntheticSource final : public DataSource {
     ++batch_;
     // Values like normalised pixels, in [-2, 2). Two floats per 64-bit draw halves the hashing cost, which is
     // what limits this generator; spec.threads workers share it like decode workers would.
-#pragma omp parallel for num_threads(spec_.threads) schedule(static)
+#pragma omp parallel for num_threads(omp_team(spec_.threads)) schedule(static)
     for (int64_t p = 0; p < (n + 1) / 2; ++p) {
       const uint64_t r = splitmix64(key + static_cast<uint64_t>(p));
       const float a = static_cast<float>(r >> 40) * (4.0f / 16777216.0f) - 2.0f;

@@ -15,6 +15,7 @@
 #include "core/error.h"
 #include "core/host_info.h"
 #include "core/half.h"
+#include "core/omp_team.h"
 
 namespace mg {
 
@@ -90,7 +91,7 @@ std::string CpuBackend::unsupported_reason(Precision p) const {
   return std::string(precision_name(p)) + " needs a GPU (a tensor-core format); on --device cpu use fp32 or bf16";
 }
 
-void CpuBackend::attach_thread() { omp_set_num_threads(threads_); }
+void CpuBackend::attach_thread() { omp_set_num_threads(omp_team(threads_)); }
 
 CpuEvent& CpuBackend::own(Event& e, const char* what) {
   auto* ev = dynamic_cast<CpuEvent*>(&e);
