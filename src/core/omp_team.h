@@ -5,8 +5,9 @@
 // (a buffer filled by the team, then freed by the replica thread) looks like a race. Suppressing reports by a
 // libgomp frame missed one when the worker's stack could not be restored (TSan's history had been overwritten),
 // and it blinded TSan to every race with a worker on its other side. With one-thread teams no libgomp worker
-// exists, every report is between our own threads, and the team splitting itself stays covered by the normal
-// suite's bitwise tests at 2 threads.
+// exists and every report is between our own threads; races among one team's workers go unchecked, as they did
+// under the suppression. A thread that never sets a count takes OMP_NUM_THREADS (1 for TSan tests:
+// tests/CMakeLists.txt). Every explicit num_threads goes through omp_team.
 #pragma once
 
 namespace mg {

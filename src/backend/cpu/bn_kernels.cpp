@@ -7,6 +7,8 @@
 
 #include <omp.h>
 
+#include "core/omp_team.h"
+
 // The row loops are built for AVX-512 and AVX2 besides the baseline the rest of the build targets, picked once
 // by the CPU the process runs on, since a layer small enough to sit in cache is bound by arithmetic, not memory.
 // The pick is an explicit table rather than target_clones: a clone's ifunc resolver runs while the dynamic
@@ -29,7 +31,7 @@ constexpr int64_t kRun = 64;
 // Below this many values a pass stays on one thread: waking the team costs more than it saves.
 constexpr int64_t kParallelMin = int64_t{1} << 15;
 
-int team_for(int64_t values) { return values < kParallelMin ? 1 : omp_get_max_threads(); }
+int team_for(int64_t values) { return values < kParallelMin ? 1 : omp_team(omp_get_max_threads()); }
 
 // The per-thread split of rows [0, rows) among nt threads.
 int64_t split(int64_t rows, int t, int nt) { return rows * t / nt; }
