@@ -4,7 +4,7 @@
 #     the GPU set, which skips itself without a GPU.
 #  2. AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/, CPU path, -O1): the same CPU suite.
 #  3. ThreadSanitizer (build-tsan/, CPU path, -O1): the tests of the threaded parts (trainer and replicas, Gloo and
-#     local communicators, peer monitor, stores, stager, decode pool).
+#     local communicators, peer monitor, stores, stager, decode pool, core's thread groups).
 #  4. libFuzzer (build-fuzz/, clang): every fuzz target for MGBENCH_FUZZ_SECONDS (default 30) on its seed corpus.
 # All four run by default, in CI too (23 minutes on a quiet 2-core machine, docs/testing.md);
 # MGBENCH_SANITIZERS=0 stops after stage 1 for a quick local run. Arguments go to ctest and select tests of
@@ -80,10 +80,10 @@ stage "ASan+UBSan: CPU suite" env -C "$root/build-asan" "${asan_env[@]}" \
 # libgomp and oneDNN are not built with TSan: OpenMP teams run at one thread in this build (src/core/omp_team.h;
 # OMP_NUM_THREADS=1 for threads that never set a count), and tests/sanitizers/tsan.supp says what its one
 # suppression (oneDNN's primitive cache lock) hides and why.
-stage "TSan build" sanitized_build "$root/build-tsan" thread test_train test_comm test_data
+stage "TSan build" sanitized_build "$root/build-tsan" thread test_core test_train test_comm test_data
 stage "TSan: threaded parts" env -C "$root/build-tsan" OMP_NUM_THREADS=1 \
   TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1:history_size=7:suppressions=$supp/tsan.supp" \
-  ctest --no-tests=error --output-on-failure -j "$test_jobs" -R '^(train|comm|data|tests):'
+  ctest --no-tests=error --output-on-failure -j "$test_jobs" -R '^(core|train|comm|data|tests):'
 
 stage "libFuzzer (build included): ${MGBENCH_FUZZ_SECONDS:-30} s per target" "$root/tests/fuzz/run.sh" "$root/build-fuzz"
 report_times
