@@ -46,6 +46,7 @@ def parse_args():
     p.add_argument("--channels-last", action="store_true", help="NHWC activations and weights")
     p.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
     p.add_argument("--lr", type=float, default=0.01)
+    p.add_argument("--compile", action="store_true", help="torch.compile the model (compiled in the warm-up steps)")
     a = p.parse_args()
     for name in ("batch", "image", "classes", "steps"):
         if getattr(a, name) <= 0:
@@ -79,6 +80,8 @@ def main():
         kwargs.update(aux_logits=False, init_weights=True)  # mgbench's inception3 has no auxiliary head
     net = getattr(torchvision.models, a.model)(**kwargs).to(dev, memory_format=layout)
     net.train()
+    if a.compile:
+        net = torch.compile(net)
     opt = torch.optim.SGD(net.parameters(), lr=a.lr, momentum=0.9, weight_decay=1e-4)
     images = torch.rand(a.batch, 3, a.image, a.image, device=dev).to(memory_format=layout)
     labels = torch.randint(0, a.classes, (a.batch,), device=dev)
@@ -138,7 +141,7 @@ def main():
         "threads": torch.get_num_threads(),
         "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""),
         "model": a.model, "batch": a.batch, "image": a.image, "classes": a.classes,
-        "precision": a.precision, "channels_last": a.channels_last,
+        "precision": a.precision, "channels_last": a.channels_last, "compile": a.compile,
         "warmup": a.warmup, "steps": a.steps,
         "wall_s": wall,
         "images_per_sec": a.batch * a.steps / wall,
