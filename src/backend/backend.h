@@ -47,7 +47,7 @@ struct LayerOptions {
   // where Backend::fuses_add says so): forward gets the Add's other input as in[1] and writes the Add's result,
   // max(result + in[1], 0) with add_relu (the Add's fused ReLU), into out, which is the Add's output and this
   // layer's (the Add runs in place). Backward is this layer's own, with in[0] alone; the Add keeps its op for
-  // its backward (the ReLU mask from out). The model graph decides this (train/model_graph.cpp).
+  // its backward (the ReLU mask from out). The model graph decides this (train/graph_plan.h).
   bool add_input = false;
   bool add_relu = false;
 };

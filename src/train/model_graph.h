@@ -1,16 +1,7 @@
 // A model instantiated on one backend: the LayerOps of a ModelDesc, their activation and gradient buffers,
-// and the forward / backward walks over the DAG. The graph owns no parameters (ParamStore does).
-//
-// Memory plan (memory_plan.h): an activation gradient lives from the backward step of its first consumer to
-// its own layer's step, the temporary for a second consumer's contribution for one step; they share buffers
-// whenever those lifetimes do not overlap. Training keeps every activation for the backward pass; inference
-// (training=false) shares the activations themselves the same way, keeping only the logits to the end. A ReLU
-// that alone reads a Conv, BatchNorm or Add output runs in place on it (backend.h states the rules that allow it).
-// A ReLU that relu_fusion.h folds into its BatchNorm or Add has no op of its own: the pair shares one output
-// and one gradient buffer. An Add runs in place over a Conv, BatchNorm or Add output it alone reads; where that
-// is a BatchNorm right before it and the backend offers it (Backend::fuses_add), the BatchNorm computes the Add
-// as it writes. An Add that is the first backward consumer of both inputs writes their common
-// gradient once into one buffer, where no other consumer's contribution could land before both producers read it.
+// and the forward / backward walks over the DAG. The graph owns no parameters (ParamStore does). Which layers
+// run in place or fused, and which tensors share which buffers, is the graph plan's (graph_plan.h); the graph
+// creates what the plan names.
 #pragma once
 #include <functional>
 #include <memory>
@@ -19,6 +10,7 @@
 #include "backend/backend.h"
 #include "backend/device_buffer.h"
 #include "models/layer_desc.h"
+#include "train/graph_plan.h"
 #include "train/param_store.h"
 
 namespace mg {
@@ -53,6 +45,9 @@ class ModelGraph {
   size_t buffer_bytes() const;
 
  private:
+  void create_ops(Precision precision, uint64_t seed);
+  void create_buffers();
+
   Backend& be_;
   const ModelDesc& model_;
   DType act_;
@@ -63,8 +58,7 @@ class ModelGraph {
   // first (highest-numbered) consumer, else a temporary that is then added to it (add_[i] lists those).
   std::vector<std::vector<Tensor>> din_;
   std::vector<std::vector<std::pair<int, Tensor>>> add_;
-  // add_into_[j] = i: batch norm j computes Add i in its forward (LayerOptions::add_input); else -1.
-  std::vector<int> add_into_;
+  GraphPlan plan_;
   bool training_ = false;
   Tensor loss_;
 };

@@ -10,10 +10,12 @@
 
 #include "backend/backend.h"
 #include "models/layer_desc.h"
+#include "train/fusion_caps.h"
 
 namespace mg {
 
 // fused[i] = j when ReLU layer i is computed by layer j; -1 for every other layer.
+std::vector<int> relu_fusion(const ModelDesc& m, const FusionCaps& caps);
 std::vector<int> relu_fusion(const ModelDesc& m, const Backend& be);
 
 }  // namespace mg
