@@ -9,16 +9,11 @@
 namespace mg {
 
 std::vector<PlannedBucket> plan_buckets(const std::vector<GradientLayer>& layers, size_t bucket_bytes) {
+  std::vector<size_t> elements;
+  for (const GradientLayer& g : layers) elements.push_back(g.elements);
   std::vector<PlannedBucket> out;
-  // Flat offsets of each layer, in gradient order.
-  std::vector<size_t> begin(layers.size() + 1, 0);
-  for (size_t i = 0; i < layers.size(); ++i) begin[i + 1] = begin[i] + layers[i].elements;
-  for (const BucketRange& r : plan_bucket_ranges(begin.back(), bucket_bytes)) {
-    // The layer owning the bucket's first element: the last layer starting at or before it.
-    const size_t l =
-        static_cast<size_t>(std::upper_bound(begin.begin(), begin.end() - 1, r.begin) - begin.begin()) - 1;
-    out.push_back({r.end - r.begin, layers[l].ready_s});
-  }
+  for (const LayerBucket& r : plan_layer_buckets(elements, bucket_bytes))
+    out.push_back({r.end - r.begin, layers[r.owner].ready_s});
   return out;
 }
 

@@ -16,4 +16,13 @@ struct BucketRange {
 // layer's tensor. bucket_bytes == 0 or at least the whole gradient gives one bucket; no elements, no buckets.
 std::vector<BucketRange> plan_bucket_ranges(size_t total_elements, size_t bucket_bytes);
 
+// The same layout over a gradient made of layers (element counts in flat order), each bucket with the index of
+// the layer owning its first element: backward completes the bucket when it completes that layer. The trainer
+// (from its parameter store) and predict (from a profile's gradient_layers) both plan through this.
+struct LayerBucket {
+  size_t begin = 0, end = 0;  // flat gradient elements [begin, end)
+  size_t owner = 0;           // index into layer_elements
+};
+std::vector<LayerBucket> plan_layer_buckets(const std::vector<size_t>& layer_elements, size_t bucket_bytes);
+
 }  // namespace mg

@@ -7,12 +7,22 @@
 namespace mg {
 
 std::vector<Bucket> plan_buckets(const ParamStore& store, size_t bucket_bytes) {
+  // The store's layers in flat order (a layer's tensors are contiguous), as the profile records them.
+  std::vector<int> layer;
+  std::vector<size_t> elements;
+  for (const ParamEntry& e : store.entries()) {
+    if (layer.empty() || layer.back() != e.layer) {
+      layer.push_back(e.layer);
+      elements.push_back(0);
+    }
+    elements.back() += e.count;
+  }
   std::vector<Bucket> out;
-  for (const BucketRange& r : plan_bucket_ranges(store.size(), bucket_bytes)) {
+  for (const LayerBucket& r : plan_layer_buckets(elements, bucket_bytes)) {
     Bucket b;
     b.begin = r.begin;
     b.end = r.end;
-    b.ready_layer = store.layer_of(b.begin);
+    b.ready_layer = layer[r.owner];
     out.push_back(b);
   }
   return out;
