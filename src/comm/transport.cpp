@@ -1,5 +1,6 @@
 #include "comm/transport.h"
 
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <set>
@@ -45,29 +46,54 @@ std::vector<Transport> parse_transports(const std::string& list, DeviceKind kind
   return out;
 }
 
-std::map<std::string, std::string> transport_env(Transport transport, DeviceKind kind) {
+std::map<std::string, std::string> TransportEnv::recorded() const {
+  std::map<std::string, std::string> all = set;
+  all.insert(kept.begin(), kept.end());
+  return all;
+}
+
+TransportEnv transport_env(Transport transport, DeviceKind kind, const std::map<std::string, std::string>& current) {
   if (!applies(transport, kind)) {
     throw UsageError(std::string("--transport '") + transport_name(transport) + "' does not apply to --device " +
                      device_kind_name(kind));
   }
   // Every forced entry sets all the switches it depends on, so a user's NCCL_* cannot blur the comparison.
+  TransportEnv env;
   switch (transport) {
-    case Transport::P2p: return {{"NCCL_P2P_DISABLE", "0"}, {"NCCL_SHM_DISABLE", "1"}, {"NCCL_P2P_LEVEL", "SYS"}};
-    case Transport::Shm: return {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "0"}};
-    case Transport::Net: return {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}};
+    case Transport::P2p:
+      env.set = {{"NCCL_P2P_DISABLE", "0"}, {"NCCL_SHM_DISABLE", "1"}, {"NCCL_P2P_LEVEL", "SYS"}};
+      break;
+    case Transport::Shm: env.set = {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "0"}}; break;
+    case Transport::Net: env.set = {{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}}; break;
     case Transport::Auto:
     case Transport::Tcp:
-    case Transport::Local: return {};
+    case Transport::Local: break;
   }
-  return {};
+  // NVLS (NVSwitch multicast) and CollNet (in-network reduction) bypass P2P/SHM switches; an explicit user choice
+  // is theirs to make and is recorded as in force.
+  if (transport == Transport::Shm || transport == Transport::Net) {
+    for (const char* var : {"NCCL_NVLS_ENABLE", "NCCL_COLLNET_ENABLE"}) {
+      const auto user = current.find(var);
+      if (user != current.end()) {
+        env.kept[var] = user->second;
+      } else {
+        env.set[var] = "0";
+      }
+    }
+  }
+  return env;
 }
 
-ScopedTransport::ScopedTransport(Transport transport, DeviceKind kind) : vars_(transport_env(transport, kind)) {
-  for (const auto& [k, v] : vars_) {
+ScopedTransport::ScopedTransport(Transport transport, DeviceKind kind)
+    : env_(transport_env(transport, kind, nccl_environment())) {
+  for (const auto& [k, v] : env_.set) {
     const char* old = std::getenv(k.c_str());
     saved_[k] = old ? std::optional<std::string>(old) : std::nullopt;
     setenv(k.c_str(), v.c_str(), 1);
   }
+  for (const auto& [k, v] : env_.kept)
+    std::fprintf(stderr, "mgbench: --transport %s keeps %s=%s from the environment (recorded in the result)\n",
+                 transport_name(transport), k.c_str(), v.c_str());
 }
 
 ScopedTransport::~ScopedTransport() {

@@ -18,9 +18,16 @@ namespace mg {
 // Splits and validates a comma list for the device kind; throws UsageError naming the option and the allowed
 // values for an unknown entry, one that cannot apply to the device, an empty entry or a duplicate.
 std::vector<Transport> parse_transports(const std::string& list, DeviceKind kind);
-// The environment an entry sets (empty for auto and for the CPU's tcp and local). UsageError when the transport
-// does not apply to the device kind.
-std::map<std::string, std::string> transport_env(Transport transport, DeviceKind kind);
+// What an entry does to NCCL's environment. shm and net also turn NVLink SHARP (NVLS) and CollNet off, so their
+// rows cannot ride NVSwitch or in-network reduction; a user who set one of those keeps it (kept, recorded).
+struct TransportEnv {
+  std::map<std::string, std::string> set;   // values the entry puts in force
+  std::map<std::string, std::string> kept;  // the user's values of variables the entry would have set
+  std::map<std::string, std::string> recorded() const;  // set and kept: what the entry runs under
+};
+// Pure: the transport and the NCCL_* variables already set (`current`) give the entry's settings (empty for auto
+// and for the CPU's tcp and local). UsageError when the transport does not apply to the device kind.
+TransportEnv transport_env(Transport transport, DeviceKind kind, const std::map<std::string, std::string>& current);
 
 class ScopedTransport {
  public:
@@ -28,10 +35,12 @@ class ScopedTransport {
   ~ScopedTransport();  // puts back the previous values (unset where they were unset)
   ScopedTransport(const ScopedTransport&) = delete;
   ScopedTransport& operator=(const ScopedTransport&) = delete;
-  const std::map<std::string, std::string>& vars() const { return vars_; }
+  // What the entry runs under: the values it set and the user's it kept (TransportEnv::recorded).
+  std::map<std::string, std::string> vars() const { return env_.recorded(); }
+  const TransportEnv& env() const { return env_; }
 
  private:
-  std::map<std::string, std::string> vars_;
+  TransportEnv env_;
   std::map<std::string, std::optional<std::string>> saved_;
 };
 

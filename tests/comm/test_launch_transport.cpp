@@ -165,18 +165,56 @@ TEST_CASE("transport: parsing checks names, device applicability and duplicates"
   CHECK_THROWS_WITH(parse_transports("net,net", DeviceKind::Cuda), Catch::Contains("twice"));
 }
 
+TEST_CASE("transport: shm and net turn NVLS and CollNet off unless the user set them") {
+  using Env = std::map<std::string, std::string>;
+  for (Transport t : {Transport::Shm, Transport::Net}) {
+    INFO(transport_name(t));
+    const TransportEnv plain = transport_env(t, DeviceKind::Cuda, {});
+    CHECK(plain.set.at("NCCL_NVLS_ENABLE") == "0");
+    CHECK(plain.set.at("NCCL_COLLNET_ENABLE") == "0");
+    CHECK(plain.kept.empty());
+    // A user's explicit choice stays in force and is recorded with their value; the other switch is still set.
+    const TransportEnv user = transport_env(t, DeviceKind::Cuda, Env{{"NCCL_NVLS_ENABLE", "1"}});
+    CHECK(user.set.count("NCCL_NVLS_ENABLE") == 0);
+    CHECK(user.kept == Env{{"NCCL_NVLS_ENABLE", "1"}});
+    CHECK(user.set.at("NCCL_COLLNET_ENABLE") == "0");
+    CHECK(user.recorded().at("NCCL_NVLS_ENABLE") == "1");
+    CHECK(user.recorded().at("NCCL_COLLNET_ENABLE") == "0");
+  }
+  CHECK(transport_env(Transport::Net, DeviceKind::Cuda, {}).set == Env{{"NCCL_P2P_DISABLE", "1"},
+                                                                        {"NCCL_SHM_DISABLE", "1"},
+                                                                        {"NCCL_NVLS_ENABLE", "0"},
+                                                                        {"NCCL_COLLNET_ENABLE", "0"}});
+  CHECK(transport_env(Transport::Shm, DeviceKind::Cuda, {}).set == Env{{"NCCL_P2P_DISABLE", "1"},
+                                                                        {"NCCL_SHM_DISABLE", "0"},
+                                                                        {"NCCL_NVLS_ENABLE", "0"},
+                                                                        {"NCCL_COLLNET_ENABLE", "0"}});
+  // p2p measures NVLink/PCIe peer copies, which NVLS does not replace; auto leaves NCCL to the user's environment.
+  CHECK(transport_env(Transport::P2p, DeviceKind::Cuda, {}).set.count("NCCL_NVLS_ENABLE") == 0);
+  CHECK(transport_env(Transport::Auto, DeviceKind::Cuda, {}).recorded().empty());
+  CHECK_THROWS_AS(transport_env(Transport::Shm, DeviceKind::Cpu, {}), UsageError);
+}
+
 TEST_CASE("transport: each entry sets its NCCL variables and restores the previous ones") {
   setenv("NCCL_P2P_DISABLE", "user-value", 1);
   unsetenv("NCCL_SHM_DISABLE");
+  unsetenv("NCCL_COLLNET_ENABLE");
+  setenv("NCCL_NVLS_ENABLE", "1", 1);
   {
     ScopedTransport net(Transport::Net, DeviceKind::Cuda);
     CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "1");
     CHECK(std::string(std::getenv("NCCL_SHM_DISABLE")) == "1");
-    CHECK(net.vars() == std::map<std::string, std::string>{{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"}});
+    CHECK(std::string(std::getenv("NCCL_COLLNET_ENABLE")) == "0");
+    CHECK(std::string(std::getenv("NCCL_NVLS_ENABLE")) == "1");  // the user's, kept
+    CHECK(net.vars() == std::map<std::string, std::string>{{"NCCL_P2P_DISABLE", "1"}, {"NCCL_SHM_DISABLE", "1"},
+                                                           {"NCCL_COLLNET_ENABLE", "0"}, {"NCCL_NVLS_ENABLE", "1"}});
     CHECK(nccl_environment().at("NCCL_SHM_DISABLE") == "1");
   }
   CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "user-value");
   CHECK(std::getenv("NCCL_SHM_DISABLE") == nullptr);
+  CHECK(std::getenv("NCCL_COLLNET_ENABLE") == nullptr);
+  CHECK(std::string(std::getenv("NCCL_NVLS_ENABLE")) == "1");
+  unsetenv("NCCL_NVLS_ENABLE");
   {
     ScopedTransport shm(Transport::Shm, DeviceKind::Cuda);
     CHECK(std::string(std::getenv("NCCL_P2P_DISABLE")) == "1");
