@@ -128,7 +128,7 @@ Shape output_shape(const LayerCase& c) { return layer_shapes(c.desc, c.shapes).o
 LayerCase make_case(const std::string& name, LayerDesc d, std::vector<Shape> shapes, bool distinct = false) {
   d.name = name;
   for (size_t i = 0; i < shapes.size(); ++i) d.inputs.push_back(static_cast<int>(i));
-  return LayerCase{name, d, std::move(shapes), distinct};
+  return LayerCase{name, d, std::move(shapes), distinct, false, {}};
 }
 
 LayerCase with_relu(LayerCase c) {
@@ -189,7 +189,7 @@ std::vector<LayerCase> all_layer_cases() {
   };
 }
 
-std::vector<LayerCase> layer_cases_for(const ModelDesc& m) {
+std::vector<LayerCase> kind_cases_for(const ModelDesc& m) {
   std::set<LayerKind> used;
   for (const LayerDesc& l : m.layers) used.insert(l.kind);
   std::vector<LayerCase> out;

@@ -23,11 +23,14 @@ struct LayerCase {
   // Built with LayerOptions::relu (a BatchNorm or Add with the ReLU the network folds into it), checked against
   // the reference layer followed by a ReLU. Only on backends whose fuses_relu offers it.
   bool relu = false;
+  // The model layers (indices into ModelDesc::layers) this case stands for; empty for the per-kind cases.
+  std::vector<int> layers;
 };
 
-// The cases of every layer kind a shipped model uses; those of the kinds `m` uses.
+// The per-kind cases: every layer kind a shipped model uses, on small generic shapes (`mgbench check`).
 std::vector<LayerCase> all_layer_cases();
-std::vector<LayerCase> layer_cases_for(const ModelDesc& m);
+// Those of the kinds `m` uses: advisory in a model's check, whose binding cases are model_cases.h's.
+std::vector<LayerCase> kind_cases_for(const ModelDesc& m);
 
 // A case the CPU backend can run as Winograd (fp32 3x3 stride-1 ungrouped convolution).
 bool winograd_case(const LayerCase& c);

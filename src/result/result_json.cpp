@@ -355,6 +355,8 @@ json to_json(const RunResult& r) {
           {"environment", environment_json(r.env)},
           {"config", to_json(r.config)},
           {"check", to_json(r.check)},
+    // Written only where true, so a check without advisory rows reads as files before it existed.
+    if (row.advisory) rows.back()["advisory"] = true;
           {"runs", runs}};
 }
 
@@ -425,6 +427,7 @@ json read_json_file(const std::string& path) {
   } catch (const json::exception& e) {
     // A syntax error (parse_error) or a number a double cannot hold (out_of_range 406). nlohmann's message starts
     // with "[json.exception.parse_error.101] parse error at line 1, ...".
+      row.advisory = rd.get_or<bool>(rows[i], w, "advisory", false);
     std::string what = e.what();
     const size_t pos = what.find("] ");
     throw UsageError(path + ": not valid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));

@@ -235,6 +235,6 @@ TEST_CASE("check: the fused batch-norm and add ReLUs are checked, and a backward
   CHECK(fused == 2);  // batch norm and add
   // The model check of a network with both fusions covers them.
   int covered = 0;
-  for (const LayerCase& c : layer_cases_for(build_model("resnet18", 10))) covered += c.relu;
+  for (const LayerCase& c : kind_cases_for(build_model("resnet18", 10))) covered += c.relu;
   CHECK(covered == 2);
 }

@@ -20,7 +20,8 @@ class CheckCommand : public Command {
  public:
   void setup(CLI::App& sub) override {
     sub.add_option("--device", device_, "cpu | cuda | auto (cuda when a GPU is present; gpu means cuda)");
-    sub.add_option("--model", model_, "check only the layer kinds this model uses (default: every kind)");
+    sub.add_option("--model", model_,
+                   "check this model's own layers; its kinds' generic cases become advisory (default: every kind)");
     sub.add_option("--precision", precisions_,
                    "fp32, tf32, fp16, bf16, comma-separated (default: every precision the device supports)")
         ->delimiter(',');
