@@ -22,6 +22,11 @@ const char* layer_kind_name(LayerKind k) {
     case LayerKind::Concat: return "concat";
     case LayerKind::Dropout: return "dropout";
     case LayerKind::LRN: return "lrn";
+    case LayerKind::Embedding: return "embedding";
+    case LayerKind::LayerNorm: return "layernorm";
+    case LayerKind::Gelu: return "gelu";
+    case LayerKind::Attention: return "attention";
+    case LayerKind::TokenFlatten: return "token_flatten";
   }
   return "?";
 }
@@ -78,7 +83,9 @@ size_t model_input_rank(LayerKind k) {
     case LayerKind::GlobalAvgPool:
     case LayerKind::Flatten:
     case LayerKind::Concat: return 4;
-    case LayerKind::Linear: return 2;
+    case LayerKind::Embedding: return 2;
+    case LayerKind::Attention:
+    case LayerKind::TokenFlatten: return 3;
     default: return 0;
   }
 }
@@ -96,7 +103,7 @@ bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vect
         bad_model(m, i, "input " + std::to_string(in) + " is not an earlier layer");
     if (l.kind == LayerKind::Input) {
       if (i != 0) bad_model(m, i, "only layer 0 may be the input");
-      shapes.push_back(Shape{batch, 3, image_size, image_size});
+      shapes.push_back(m.tokens ? Shape{batch, image_size} : Shape{batch, 3, image_size, image_size});
       continue;
     }
     const auto [lo, hi] = input_range(l.kind);
@@ -104,7 +111,8 @@ bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vect
     const std::vector<Shape> in = inputs_of(l, shapes);
     const size_t rank = model_input_rank(l.kind);
     for (const Shape& s : in)
-      if (rank && s.rank() != rank) bad_model(m, i, "expects a " + std::to_string(rank) + "-D input, got " + s.str());
+      if ((rank && s.rank() != rank) || (l.kind == LayerKind::Linear && s.rank() == 4))
+        bad_model(m, i, "expects a " + std::to_string(rank ? rank : 2) + "-D input, got " + s.str());
     LayerShapes ls = layer_shapes(l, in);
     switch (ls.fault) {
       case LayerFault::None: break;
@@ -183,15 +191,62 @@ LayerShapes linear_shapes(const LayerDesc& d, const Shape& x) {
   if (l.out_features <= 0)
     return fault(LayerFault::Invalid, "linear layer " + d.name + ": out_features must be positive, got " +
                                           std::to_string(l.out_features));
-  const int64_t f = x.numel() / x.n();
+  const int64_t f = x.rank() == 3 ? x[2] : x.numel() / x.n();
   if (l.in_features > 0 && f != l.in_features)
     return fault(LayerFault::Mismatch, "linear layer " + d.name + ": expects " + std::to_string(l.in_features) +
                                            " input features, got " + std::to_string(f) + " from input " + x.str());
   LayerShapes r;
-  r.out = Shape{x.n(), l.out_features};
+  r.out = x.rank() == 3 ? Shape{x[0], x[1], l.out_features} : Shape{x.n(), l.out_features};
   r.params.push_back({"weight", Shape{l.out_features, f}});
   if (l.bias) r.params.push_back({"bias", Shape{l.out_features}});
   return r;
+}
+
+LayerShapes embedding_shapes(const LayerDesc& d, const Shape& x) {
+  const EmbeddingParams& e = d.embedding;
+  const std::string where = "embedding layer " + d.name + ": ";
+  if (x.rank() != 2) return fault(LayerFault::Invalid, where + "input " + x.str() + " must be token ids {N,T}");
+  if (e.vocab <= 0 || e.dim <= 0 || e.max_positions <= 0)
+    return fault(LayerFault::Invalid, where + "vocab, dim and max_positions must be positive");
+  if (x[1] > e.max_positions)
+    return fault(LayerFault::Invalid, where + "sequence length " + std::to_string(x[1]) + " exceeds the " +
+                                          std::to_string(e.max_positions) + " positions it has");
+  LayerShapes r;
+  r.out = Shape{x[0], x[1], e.dim};
+  r.params = {{"weight", Shape{e.vocab, e.dim}}, {"position", Shape{e.max_positions, e.dim}}};
+  return r;
+}
+
+LayerShapes attention_shapes(const LayerDesc& d, const Shape& x) {
+  const std::string where = "attention layer " + d.name + ": ";
+  if (x.rank() != 3) return fault(LayerFault::Invalid, where + "input " + x.str() + " must be fused qkv {N,T,3C}");
+  const int64_t h = d.attention.heads;
+  if (h <= 0 || x[2] % 3 || (x[2] / 3) % h)
+    return fault(LayerFault::Invalid, where + "the last dimension of " + x.str() + " must be 3C with C a multiple of " +
+                                          std::to_string(h) + " heads");
+  LayerShapes r;
+  r.out = Shape{x[0], x[1], x[2] / 3};
+  return r;
+}
+
+LayerShapes token_shapes(const LayerDesc& l, const Shape& x) {
+  LayerShapes r;
+  switch (l.kind) {
+    case LayerKind::Embedding: return embedding_shapes(l, x);
+    case LayerKind::Attention: return attention_shapes(l, x);
+    case LayerKind::LayerNorm:
+      if (x.rank() == 4 || !(l.ln.eps > 0))
+        return fault(LayerFault::Invalid, "layer-norm layer " + l.name + ": input " + x.str() +
+                                              " must be {N,C} or {N,T,C} and eps > 0");
+      r.params = {{"gamma", Shape{x.dims.back()}}, {"beta", Shape{x.dims.back()}}};
+      r.out = x;
+      return r;
+    case LayerKind::TokenFlatten:
+      if (x.rank() != 3) return fault(LayerFault::Invalid, "layer " + l.name + ": input " + x.str() + " must be {N,T,V}");
+      r.out = Shape{x[0] * x[1], x[2]};
+      return r;
+    default: r.out = x; return r;  // Gelu
+  }
 }
 
 }  // namespace
@@ -202,9 +257,9 @@ LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
   const auto [lo, hi] = input_range(l.kind);
   if (in.size() < lo || in.size() > hi) return fault(LayerFault::Invalid, count_text(l, in.size()));
   for (const Shape& s : in) {
-    if (s.rank() != 2 && s.rank() != 4)
+    if (s.rank() < 2 || s.rank() > 4)
       return fault(LayerFault::Invalid,
-                   "layer " + l.name + ": input shape " + s.str() + " is neither {N,C,H,W} nor {N,F}");
+                   "layer " + l.name + ": input shape " + s.str() + " is neither {N,C,H,W}, {N,T,C} nor {N,F}");
     for (int64_t v : s.dims)
       if (v <= 0)
         return fault(LayerFault::Invalid, "layer " + l.name + ": input shape " + s.str() + " has a non-positive size");
@@ -249,13 +304,35 @@ LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
       r.out = x.rank() == 4 ? Shape{x.n(), channels, x.h(), x.w()} : Shape{x.n(), channels};
       return r;
     }
+    case LayerKind::Embedding:
+    case LayerKind::LayerNorm:
+    case LayerKind::Gelu:
+    case LayerKind::Attention:
+    case LayerKind::TokenFlatten: return token_shapes(l, x);
     case LayerKind::Input: break;
   }
   return fault(LayerFault::Invalid, "layer " + l.name + ": unknown layer kind");
 }
 
+namespace {
+// A language model's only size is its sequence length, bounded by its position table.
+std::vector<Shape> infer_token_shapes(const ModelDesc& m, int64_t batch, int64_t seq_len) {
+  int64_t longest = 0;
+  for (const LayerDesc& l : m.layers)
+    if (l.kind == LayerKind::Embedding) longest = l.embedding.max_positions;
+  if (seq_len < 1 || seq_len > longest)
+    throw UsageError("--seq-len " + std::to_string(seq_len) + " does not fit " + m.name + " (1 to " +
+                     std::to_string(longest) + ")");
+  std::vector<Shape> shapes;
+  Failure fail;
+  if (!infer_impl(m, batch, seq_len, shapes, fail)) throw Error("invalid model description: " + m.name + ": " + fail.detail);
+  return shapes;
+}
+}  // namespace
+
 std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image_size) {
   if (batch < 1) throw UsageError("--batch-size " + std::to_string(batch) + " must be at least 1");
+  if (m.tokens) return infer_token_shapes(m, batch, image_size);
   if (image_size < 1)
     throw UsageError("--image-size " + std::to_string(image_size) + " must be at least 1 (minimum for " + m.name +
                      ": " + std::to_string(m.min_image_size) + ")");
@@ -275,7 +352,9 @@ std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image
 }
 
 std::vector<ParamShape> layer_params(const LayerDesc& l, const std::vector<Shape>& in_shapes) {
-  if (l.kind != LayerKind::Conv && l.kind != LayerKind::BatchNorm && l.kind != LayerKind::Linear) return {};
+  if (l.kind != LayerKind::Conv && l.kind != LayerKind::BatchNorm && l.kind != LayerKind::Linear &&
+      l.kind != LayerKind::Embedding && l.kind != LayerKind::LayerNorm)
+    return {};
   LayerShapes r = layer_shapes(l, in_shapes);
   if (r.fault != LayerFault::None) throw UsageError(r.why);
   return std::move(r.params);
@@ -312,7 +391,12 @@ double forward_gflops_per_image(const ModelDesc& m, int64_t image_size) {
       const Shape& in = shapes[l.inputs[0]];
       macs += static_cast<double>(shapes[i].numel()) * (in.c() / l.conv.groups) * l.conv.kh * l.conv.kw;
     } else if (l.kind == LayerKind::Linear) {
-      macs += static_cast<double>(shapes[l.inputs[0]].c()) * l.linear.out_features;
+      const Shape& in = shapes[l.inputs[0]];
+      const double rows_features = in.rank() == 3 ? static_cast<double>(in[1]) * in[2] : in.c();
+      macs += rows_features * l.linear.out_features;
+    } else if (l.kind == LayerKind::Attention) {
+      const Shape& out = shapes[i];  // {1,T,C}: QK^T and PV are T*T*C multiply-adds each
+      macs += 2.0 * out[1] * out[1] * out[2];
     }
   }
   return 2.0 * macs / 1e9;
@@ -332,7 +416,8 @@ void check_layer_inputs(const LayerDesc& l, size_t n) {
       throw UsageError("layer " + l.name + ": Input is the network input, not a computed layer");
     case LayerKind::LRN:
       throw UsageError("layer " + l.name + ": LRN is not supported (allowed kinds: Conv, BatchNorm, Relu, "
-                       "MaxPool, AvgPool, GlobalAvgPool, Flatten, Linear, Add, Concat, Dropout)");
+                       "MaxPool, AvgPool, GlobalAvgPool, Flatten, Linear, Add, Concat, Dropout, Embedding, "
+                       "LayerNorm, Gelu, Attention, TokenFlatten)");
     default: break;
   }
   const auto [lo, hi] = input_range(l.kind);

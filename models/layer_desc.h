@@ -1,6 +1,7 @@
 // Network descriptions: what a model is, as layers and their connections, with no device code.
-// A model is a DAG in topological order; layer 0 is the input (images, NHWC in memory, logical {N,3,H,W}).
-// The last layer produces the logits {N, num_classes}; the trainer appends softmax cross-entropy.
+// A model is a DAG in topological order; layer 0 is the input (images, NHWC in memory, logical {N,3,H,W}; or,
+// for a language model, int32 token ids {N,T}). The last layer produces the logits {rows, num_classes} (rows: N
+// images, or N*T tokens); the trainer appends softmax cross-entropy.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -24,6 +25,11 @@ enum class LayerKind {
   Concat,         // channel concat of 2+ inputs
   Dropout,
   LRN,            // unused by the shipped models; kept out of scope
+  Embedding,      // int32 ids {N,T} -> token table row + position table row {N,T,C} (GPT-2's wte + wpe)
+  LayerNorm,      // over the last dimension, gamma/beta
+  Gelu,           // tanh form, as GPT-2 uses
+  Attention,      // multi-head self-attention core: fused qkv {N,T,3C} -> softmax(QK^T/sqrt(d))V {N,T,C}
+  TokenFlatten,   // {N,T,V} -> {N*T,V}: one row per token for the loss (same memory)
 };
 
 const char* layer_kind_name(LayerKind k);
@@ -62,6 +68,21 @@ struct DropoutParams {
   float p = 0.5f;
 };
 
+struct EmbeddingParams {
+  int64_t vocab = 0;          // token table rows
+  int64_t dim = 0;            // C
+  int64_t max_positions = 0;  // position table rows: the longest sequence
+};
+
+struct LayerNormParams {
+  float eps = 1e-5f;
+};
+
+struct AttentionParams {
+  int64_t heads = 1;
+  bool causal = true;  // a token sees only itself and earlier ones (language models); false for ViT
+};
+
 struct LayerDesc {
   LayerKind kind = LayerKind::Input;
   std::string name;
@@ -71,6 +92,9 @@ struct LayerDesc {
   LinearParams linear;
   BatchNormParams bn;
   DropoutParams dropout;
+  EmbeddingParams embedding;
+  LayerNormParams ln;
+  AttentionParams attention;
 };
 
 // Shapes of one parameter tensor, in the canonical layouts of backend.h (conv weight {O, KH, KW, I/groups}).
@@ -84,6 +108,9 @@ struct ModelDesc {
   int64_t default_image_size = 224;
   int64_t min_image_size = 32;
   int64_t num_classes = 1000;
+  // A language model: the input is token ids {N,T} and the "image size" of infer_shapes and count_params is
+  // the sequence length T (default_image_size the default, min_image_size the shortest).
+  bool tokens = false;
   std::vector<LayerDesc> layers;
 };
 
@@ -99,7 +126,8 @@ std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image
 // infer_shapes applies to every layer of a model and both backends build their layers from. A fault names
 // the layer ("conv layer c1: ...") and each caller reports it in its own terms (a backend as UsageError,
 // infer_shapes as a broken model description or an image size that does not fit). Inputs may be {N,C,H,W} or
-// {N,F}; a Linear reads a 4-D input as its flattened NHWC memory.
+// {N,F}, and {N,T,C} for the transformer kinds; a Linear reads a 4-D input as its flattened NHWC memory and
+// applies to the last dimension of a 3-D one ({N,T,C} -> {N,T,O}).
 enum class LayerFault {
   None,
   Invalid,   // parameters or inputs that make no layer
@@ -131,7 +159,8 @@ int64_t window_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool
 void check_layer_inputs(const LayerDesc& l, size_t n_inputs);
 
 int64_t count_params(const ModelDesc& m, int64_t image_size);
-// Forward multiply-adds x2 per image (conv, linear; other layers ignored, as torchvision/fvcore count).
+// Forward multiply-adds x2 per image, or per sequence of a language model (conv, linear, and attention's two
+// batched products counted over the full T x T as nanoGPT's MFU does; other layers ignored, as fvcore counts).
 double forward_gflops_per_image(const ModelDesc& m, int64_t image_size);
 
 }  // namespace mg

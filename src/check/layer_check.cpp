@@ -29,8 +29,18 @@ Vec distinct_values(size_t n, uint64_t seed) {
   return v;
 }
 
+// An Embedding's input is int32 token ids (held as floats on the host side); every other input is activations.
+bool token_ids(const LayerCase& c, size_t input) { return c.desc.kind == LayerKind::Embedding && input == 0; }
+
+std::vector<uint8_t> encode_ids(const Vec& v) {
+  std::vector<int32_t> ids(v.begin(), v.end());
+  std::vector<uint8_t> b(ids.size() * sizeof(int32_t));
+  std::memcpy(b.data(), ids.data(), b.size());
+  return b;
+}
+
 DeviceBuffer upload(Backend& be, const Vec& v, DType dt) {
-  const std::vector<uint8_t> b = encode(v, dt);
+  const std::vector<uint8_t> b = dt == DType::I32 ? encode_ids(v) : encode(v, dt);
   DeviceBuffer d(be, std::max<size_t>(b.size(), 4));
   be.copy_h2d(d.get(), b.data(), b.size(), StreamKind::Compute);
   be.synchronize(StreamKind::Compute);
@@ -78,12 +88,12 @@ LayerRun run_layer(Backend& be, const LayerCase& c, Precision p, const Inputs& i
   std::vector<DeviceBuffer> xb, dxb;
   std::vector<Tensor> xt, dxt;
   for (size_t i = 0; i < c.shapes.size(); ++i) {
-    xb.push_back(upload(be, in.x[i], dt));
+    xb.push_back(upload(be, in.x[i], token_ids(c, i) ? DType::I32 : dt));
     dxb.emplace_back(be, static_cast<size_t>(c.shapes[i].numel()) * dtype_size(dt));
   }
   for (size_t i = 0; i < c.shapes.size(); ++i) {
-    xt.push_back(xb[i].tensor(c.shapes[i], dt));
-    dxt.push_back(dxb[i].tensor(c.shapes[i], dt));
+    xt.push_back(xb[i].tensor(c.shapes[i], token_ids(c, i) ? DType::I32 : dt));
+    dxt.push_back(token_ids(c, i) ? Tensor{nullptr, c.shapes[i], dt} : dxb[i].tensor(c.shapes[i], dt));
   }
   const size_t on = static_cast<size_t>(out_shape.numel());
   DeviceBuffer yb(be, on * dtype_size(dt));
@@ -96,7 +106,7 @@ LayerRun run_layer(Backend& be, const LayerCase& c, Precision p, const Inputs& i
   r.out = download(be, y.data, on, dt);
   op->backward(xt, y, dy, dxt, false);
   for (size_t i = 0; i < c.shapes.size(); ++i)
-    r.din.push_back(download(be, dxt[i].data, static_cast<size_t>(c.shapes[i].numel()), dt));
+    if (!token_ids(c, i)) r.din.push_back(download(be, dxt[i].data, static_cast<size_t>(c.shapes[i].numel()), dt));
   for (size_t j = 0; j < ps.size(); ++j) r.dparams.push_back(download(be, gp[j], in.params[j].size(), DType::F32));
   op->backward(xt, y, dy, dxt, true);  // accumulates: parameter gradients double
   for (size_t j = 0; j < ps.size(); ++j)
@@ -163,6 +173,12 @@ std::vector<LayerCase> all_layer_cases() {
   fc_nobias.linear.out_features = 10;
   fc_nobias.linear.bias = false;
   drop.dropout.p = 0.3f;
+  LayerDesc emb = simple(LayerKind::Embedding), causal = simple(LayerKind::Attention), full = causal;
+  LayerDesc fc_tokens = simple(LayerKind::Linear);
+  emb.embedding = {50, 16, 12};
+  causal.attention = {2, true};
+  full.attention = {4, false};
+  fc_tokens.linear.out_features = 12;
   return {
       make_case("conv3x3_s1", conv_layer("", 16, 3, 1, 1), {Shape{2, 8, 6, 6}}),
       make_case("conv3x3_s1_bias", conv_layer("", 16, 3, 1, 1, 1, true), {Shape{2, 16, 9, 7}}),
@@ -186,10 +202,17 @@ std::vector<LayerCase> all_layer_cases() {
       with_relu(make_case("add", simple(LayerKind::Add), {Shape{2, 8, 5, 5}, Shape{2, 8, 5, 5}})),
       make_case("concat", simple(LayerKind::Concat), {Shape{2, 4, 3, 3}, Shape{2, 8, 3, 3}, Shape{2, 3, 3, 3}}),
       make_case("dropout", drop, {Shape{2, 8, 6, 6}}),
+      make_case("embedding", emb, {Shape{3, 10}}),
+      make_case("layernorm", simple(LayerKind::LayerNorm), {Shape{2, 5, 24}}),
+      make_case("gelu", simple(LayerKind::Gelu), {Shape{2, 5, 16}}),
+      make_case("linear_tokens", fc_tokens, {Shape{2, 5, 16}}),
+      make_case("attention_causal", causal, {Shape{2, 7, 48}}),
+      make_case("attention_full", full, {Shape{2, 6, 48}}),
+      make_case("token_flatten", simple(LayerKind::TokenFlatten), {Shape{2, 5, 12}}),
   };
 }
 
-std::vector<LayerCase> kind_cases_for(const ModelDesc& m) {
+std::vector<LayerCase> layer_cases_for(const ModelDesc& m) {
   std::set<LayerKind> used;
   for (const LayerDesc& l : m.layers) used.insert(l.kind);
   std::vector<LayerCase> out;
@@ -238,6 +261,12 @@ CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Preci
     Inputs in;
     for (size_t i = 0; i < c.shapes.size(); ++i) {
       const size_t n = static_cast<size_t>(c.shapes[i].numel());
+      if (token_ids(c, i)) {  // with repeats, so the backward's scatter adds rows up
+        Vec ids = random_vec(n, 11 + i, 0.f, static_cast<float>(c.desc.embedding.vocab));
+        for (float& v : ids) v = std::floor(v);
+        in.x.push_back(ids);
+        continue;
+      }
       in.x.push_back(rounded(c.distinct ? distinct_values(n, 11 + i) : random_vec(n, 11 + i, -1.f, 1.f), dt));
     }
     const std::vector<ParamShape> ps = layer_params(c.desc, c.shapes);

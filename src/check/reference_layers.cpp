@@ -66,7 +66,8 @@ ReferenceRun conv(const LayerDesc& d, const Shape& xs, const Shape& ys, const Ve
 }
 
 ReferenceRun linear(const LayerDesc& d, const Shape& xs, const Vec& x, const std::vector<Vec>& p, const Vec& dy) {
-  const int64_t N = xs.n(), F = xs.c(), O = d.linear.out_features;
+  // Rows: N samples, or N*T tokens of a 3-D input.
+  const int64_t F = xs.rank() == 3 ? xs[2] : xs.numel() / xs.n(), N = xs.numel() / F, O = d.linear.out_features;
   const Vec& w = p[0];
   D y(static_cast<size_t>(N * O)), dx(x.size()), dw(w.size()), db(static_cast<size_t>(O));
   for (int64_t n = 0; n < N; ++n)
@@ -215,6 +216,111 @@ ReferenceRun concat(const std::vector<Shape>& shapes, const std::vector<Vec>& in
   return r;
 }
 
+ReferenceRun done(D y, std::vector<D> din, std::vector<D> dparams) {
+  ReferenceRun r;
+  r.out = to_float(y);
+  r.out_inference = r.out;
+  for (const D& v : din) r.din.push_back(to_float(v));
+  for (const D& v : dparams) r.dparams.push_back(to_float(v));
+  return r;
+}
+
+// ids arrive as floats holding integers; the ids get no gradient.
+ReferenceRun embedding(const LayerDesc& d, const Shape& xs, const Vec& ids, const std::vector<Vec>& p, const Vec& dy) {
+  const int64_t N = xs[0], T = xs[1], C = d.embedding.dim;
+  D y(static_cast<size_t>(N * T * C)), dwte(p[0].size()), dwpe(p[1].size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t t = 0; t < T; ++t) {
+      const int64_t id = static_cast<int64_t>(ids[static_cast<size_t>(n * T + t)]);
+      for (int64_t c = 0; c < C; ++c) {
+        const size_t k = static_cast<size_t>((n * T + t) * C + c);
+        y[k] = static_cast<double>(p[0][static_cast<size_t>(id * C + c)]) + p[1][static_cast<size_t>(t * C + c)];
+        dwte[static_cast<size_t>(id * C + c)] += dy[k];
+        dwpe[static_cast<size_t>(t * C + c)] += dy[k];
+      }
+    }
+  return done(y, {}, {dwte, dwpe});
+}
+
+ReferenceRun layernorm(const LayerDesc& d, const Shape& xs, const Vec& x, const std::vector<Vec>& p, const Vec& dy) {
+  const int64_t C = xs.dims.back(), R = xs.numel() / C;
+  D y(x.size()), dx(x.size()), dg(static_cast<size_t>(C)), db(static_cast<size_t>(C));
+  for (int64_t r = 0; r < R; ++r) {
+    auto at = [&](int64_t c) { return static_cast<size_t>(r * C + c); };
+    double mean = 0, var = 0;
+    for (int64_t c = 0; c < C; ++c) mean += x[at(c)];
+    mean /= static_cast<double>(C);
+    for (int64_t c = 0; c < C; ++c) var += (x[at(c)] - mean) * (x[at(c)] - mean);
+    const double inv = 1.0 / std::sqrt(var / static_cast<double>(C) + d.ln.eps);
+    double s1 = 0, s2 = 0;  // means of dxhat and dxhat * xhat
+    for (int64_t c = 0; c < C; ++c) {
+      const double xh = (x[at(c)] - mean) * inv, g = dy[at(c)] * static_cast<double>(p[0][static_cast<size_t>(c)]);
+      y[at(c)] = xh * p[0][static_cast<size_t>(c)] + p[1][static_cast<size_t>(c)];
+      dg[static_cast<size_t>(c)] += dy[at(c)] * xh;
+      db[static_cast<size_t>(c)] += dy[at(c)];
+      s1 += g / static_cast<double>(C);
+      s2 += g * xh / static_cast<double>(C);
+    }
+    for (int64_t c = 0; c < C; ++c) {
+      const double xh = (x[at(c)] - mean) * inv;
+      dx[at(c)] = inv * (dy[at(c)] * static_cast<double>(p[0][static_cast<size_t>(c)]) - s1 - xh * s2);
+    }
+  }
+  return done(y, {dx}, {dg, db});
+}
+
+ReferenceRun gelu(const Vec& x, const Vec& dy) {
+  const double k = std::sqrt(2.0 / M_PI), a = 0.044715;
+  D y(x.size()), dx(x.size());
+  for (size_t i = 0; i < x.size(); ++i) {
+    const double v = x[i], t = std::tanh(k * (v + a * v * v * v));
+    y[i] = 0.5 * v * (1 + t);
+    dx[i] = dy[i] * (0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * a * v * v));
+  }
+  return done(y, {dx}, {});
+}
+
+// Per sample and head: S = Q K^T / sqrt(d) (masked above the diagonal when causal), P = softmax(S), O = P V.
+ReferenceRun attention(const LayerDesc& d, const Shape& xs, const Vec& x, const Vec& dy) {
+  const int64_t N = xs[0], T = xs[1], C = xs[2] / 3, H = d.attention.heads, Dh = C / H;
+  const double scale = 1.0 / std::sqrt(static_cast<double>(Dh));
+  auto qkv = [&](int64_t n, int64_t t, int64_t which, int64_t h, int64_t j) {
+    return static_cast<size_t>((n * T + t) * 3 * C + which * C + h * Dh + j);
+  };
+  auto o_at = [&](int64_t n, int64_t t, int64_t h, int64_t j) { return static_cast<size_t>((n * T + t) * C + h * Dh + j); };
+  D y(static_cast<size_t>(N * T * C)), dx(x.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t h = 0; h < H; ++h)
+      for (int64_t i = 0; i < T; ++i) {
+        const int64_t len = d.attention.causal ? i + 1 : T;
+        D p(static_cast<size_t>(len)), dp(static_cast<size_t>(len));
+        double mx = -INFINITY, sum = 0, dot = 0;
+        for (int64_t j = 0; j < len; ++j) {
+          double s = 0;
+          for (int64_t e = 0; e < Dh; ++e) s += static_cast<double>(x[qkv(n, i, 0, h, e)]) * x[qkv(n, j, 1, h, e)];
+          p[static_cast<size_t>(j)] = s * scale;
+          mx = std::max(mx, s * scale);
+        }
+        for (double& v : p) sum += (v = std::exp(v - mx));
+        for (double& v : p) v /= sum;
+        for (int64_t j = 0; j < len; ++j)
+          for (int64_t e = 0; e < Dh; ++e) {
+            y[o_at(n, i, h, e)] += p[static_cast<size_t>(j)] * x[qkv(n, j, 2, h, e)];
+            dp[static_cast<size_t>(j)] += static_cast<double>(dy[o_at(n, i, h, e)]) * x[qkv(n, j, 2, h, e)];
+            dx[qkv(n, j, 2, h, e)] += p[static_cast<size_t>(j)] * dy[o_at(n, i, h, e)];
+          }
+        for (int64_t j = 0; j < len; ++j) dot += p[static_cast<size_t>(j)] * dp[static_cast<size_t>(j)];
+        for (int64_t j = 0; j < len; ++j) {
+          const double ds = p[static_cast<size_t>(j)] * (dp[static_cast<size_t>(j)] - dot) * scale;
+          for (int64_t e = 0; e < Dh; ++e) {
+            dx[qkv(n, i, 0, h, e)] += ds * x[qkv(n, j, 1, h, e)];
+            dx[qkv(n, j, 1, h, e)] += ds * x[qkv(n, i, 0, h, e)];
+          }
+        }
+      }
+  return done(y, {dx}, {});
+}
+
 }  // namespace
 
 ReferenceRun reference_layer(const LayerDesc& d, const std::vector<Shape>& shapes, const std::vector<Vec>& in,
@@ -250,7 +356,12 @@ ReferenceRun reference_layer(const LayerDesc& d, const std::vector<Shape>& shape
       return r;
     }
     case LayerKind::Concat: return concat(shapes, in, dout);
-    case LayerKind::Flatten: {  // NHWC memory is already the flattened order
+    case LayerKind::Embedding: return embedding(d, xs, in[0], params, dout);
+    case LayerKind::LayerNorm: return layernorm(d, xs, in[0], params, dout);
+    case LayerKind::Gelu: return gelu(in[0], dout);
+    case LayerKind::Attention: return attention(d, xs, in[0], dout);
+    case LayerKind::TokenFlatten:
+    case LayerKind::Flatten: {  // NHWC (and {N,T,V}) memory is already the flattened order
       ReferenceRun r;
       r.out = r.out_inference = in[0];
       r.din = {dout};

@@ -2,7 +2,8 @@
 // the ground truth `mgbench check` holds the CPU backend to (the CUDA backend is held to the CPU backend).
 // Written for clarity, not speed: loops over the definitions, with torch's conventions (NHWC memory with
 // logical {N,C,H,W} shapes, conv weights {O,KH,KW,I/g}, count_include_pad average pooling, biased batch
-// variance with running statistics updated by momentum, the counter-based dropout mask of backend.h).
+// variance with running statistics updated by momentum, the counter-based dropout mask of backend.h; GPT-2's
+// tanh GELU, layer norm over the last dimension, scaled dot-product attention over a fused qkv).
 #pragma once
 #include <cstdint>
 #include <vector>
@@ -21,7 +22,8 @@ struct ReferenceRun {
   std::vector<Vec> dparams;  // per parameter, in layer_params() order
 };
 
-// in: one vector per input (NHWC), params: as layer_params(d, shapes), dout: gradient of the output.
+// in: one vector per input (NHWC; an Embedding's token ids as floats), params: as layer_params(d, shapes), dout:
+// gradient of the output. din has no entry for token ids.
 // seed: LayerOptions::seed (dropout mask). Throws UsageError for kinds no backend computes.
 ReferenceRun reference_layer(const LayerDesc& d, const std::vector<Shape>& shapes, const std::vector<Vec>& in,
                              const std::vector<Vec>& params, const Vec& dout, uint64_t seed);

@@ -37,7 +37,8 @@ DType cpu_activation_dtype(Precision p, const std::string& layer) {
 memory::dims act_dims(const Shape& s) {
   if (s.rank() == 4) return {s[0], s[1], s[2], s[3]};
   if (s.rank() == 2) return {s[0], s[1], 1, 1};
-  throw UsageError("activation shape " + s.str() + " is neither {N,C,H,W} nor {N,F}");
+  if (s.rank() == 3) return {s[0] * s[1], s[2], 1, 1};  // {N,T,C}: one row per token, the same memory
+  throw UsageError("activation shape " + s.str() + " is neither {N,C,H,W}, {N,T,C} nor {N,F}");
 }
 
 memory::desc act_desc(const Shape& s, DType t) { return memory::desc(act_dims(s), to_dnnl(t), Tag::nhwc); }
@@ -97,7 +98,8 @@ void store_or_add(float* dst, const float* src, int64_t n, bool accumulate) {
 std::unique_ptr<LayerOp> create_cpu_layer(CpuBackend& be, const LayerDesc& desc,
                                           const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
   static const LayerRows<CpuBackend> table = join_families<CpuBackend>(
-      {cpu::conv_layers, cpu::linear_layers, cpu::norm_layers, cpu::pool_layers, cpu::misc_layers});
+      {cpu::conv_layers, cpu::linear_layers, cpu::norm_layers, cpu::pool_layers, cpu::misc_layers,
+       cpu::embedding_layers, cpu::layernorm_layers, cpu::gelu_layers, cpu::attention_layers});
   return create_layer_from(table, be, desc, in_shapes, opt);
 }
 

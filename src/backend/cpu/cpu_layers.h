@@ -31,7 +31,8 @@ DT to_dnnl(DType t);
 // Activation dtype for a precision on this CPU, or UsageError naming the precision and what CPU supports.
 DType cpu_activation_dtype(Precision p, const std::string& layer);
 
-// oneDNN descriptor of an activation: 4-D {N,C,H,W} stored NHWC; 2-D {N,F} is the same memory as {N,F,1,1}.
+// oneDNN descriptor of an activation: 4-D {N,C,H,W} stored NHWC; 2-D {N,F} is the same memory as {N,F,1,1},
+// 3-D {N,T,C} as {N*T,C,1,1}.
 memory::desc act_desc(const Shape& s, DType t);
 memory::dims act_dims(const Shape& s);
 
@@ -77,7 +78,11 @@ LayerRows<CpuBackend> conv_layers();
 LayerRows<CpuBackend> linear_layers();
 LayerRows<CpuBackend> norm_layers();
 LayerRows<CpuBackend> pool_layers();  // MaxPool, AvgPool, GlobalAvgPool
-LayerRows<CpuBackend> misc_layers();  // Relu, Add, Concat, Flatten, Dropout
+LayerRows<CpuBackend> misc_layers();  // Relu, Add, Concat, Flatten, TokenFlatten, Dropout
+LayerRows<CpuBackend> embedding_layers();
+LayerRows<CpuBackend> layernorm_layers();
+LayerRows<CpuBackend> gelu_layers();
+LayerRows<CpuBackend> attention_layers();
 
 }  // namespace mg::cpu
 

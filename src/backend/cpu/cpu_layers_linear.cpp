@@ -1,5 +1,6 @@
 // Fully connected layer through oneDNN's inner product. A 4-D input is read as {N, H*W*C}: its NHWC memory
-// flattened, which is what Flatten produces, so the weight's input order follows NHWC either way.
+// flattened, which is what Flatten produces, so the weight's input order follows NHWC either way; a 3-D {N,T,C}
+// input is N*T rows of C features ({N,T,C} -> {N,T,O}, as torch's Linear on the last dimension).
 #include "backend/cpu/cpu_layers.h"
 
 namespace mg::cpu {
@@ -11,8 +12,9 @@ class LinearLayer final : public WeightedLayer {
   LinearLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : WeightedLayer(be, d, in, opt) {
     const LinearParams& l = d.linear;
-    // A 4-D input is read as its flattened memory (the weight's shape says how many features).
-    const int64_t n = out_shape_.n(), f = param_shapes_[0].shape[1], o = l.out_features;
+    // A 4-D input is read as its flattened memory (the weight's shape says how many features), a 3-D {N,T,C}
+    // one as N*T rows.
+    const int64_t o = l.out_features, n = out_shape_.numel() / o, f = param_shapes_[0].shape[1];
 
     const DT adt = to_dnnl(dt_);
     const memory::desc src({n, f}, adt, Tag::nc), dst({n, o}, adt, Tag::nc);

@@ -1,4 +1,4 @@
-// Parameter-free layers: ReLU, residual add, channel concat, flatten, dropout.
+// Parameter-free layers: ReLU, residual add, channel concat, flatten (and token flatten), dropout.
 #include "backend/cpu/cpu_layers.h"
 
 #include "core/counter_rng.h"
@@ -177,8 +177,8 @@ class ConcatLayer final : public CpuLayer {
   dnnl::memory dst_;
 };
 
-// {N,C,H,W} -> {N, H*W*C}: the NHWC memory is already in that order, so this is a copy (a copy rather than
-// an alias because the trainer gives every layer its own output buffer).
+// {N,C,H,W} -> {N, H*W*C} (and TokenFlatten's {N,T,V} -> {N*T,V}): the memory is already in that order, so this
+// is a copy (a copy rather than an alias because the trainer gives every layer its own output buffer).
 class FlattenLayer final : public CpuLayer {
  public:
   using CpuLayer::CpuLayer;
@@ -254,6 +254,7 @@ LayerRows<CpuBackend> misc_layers() {
   return {layer_row<ReluLayer, CpuBackend>(LayerKind::Relu), layer_row<AddLayer, CpuBackend>(LayerKind::Add),
           layer_row<ConcatLayer, CpuBackend>(LayerKind::Concat),
           layer_row<FlattenLayer, CpuBackend>(LayerKind::Flatten),
+          layer_row<FlattenLayer, CpuBackend>(LayerKind::TokenFlatten),
           layer_row<DropoutLayer, CpuBackend>(LayerKind::Dropout)};
 }
 

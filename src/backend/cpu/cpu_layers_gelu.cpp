@@ -1,0 +1,58 @@
+// GELU in its tanh form, as GPT-2 (and nanoGPT, llm.c) compute it:
+//   y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),  k = sqrt(2/pi)
+// in fp32 whatever the activation type; backward reads the input (never the output, so it may be overwritten).
+#include <cmath>
+
+#include "backend/cpu/cpu_act_io.h"
+#include "backend/cpu/cpu_layers.h"
+
+namespace mg::cpu {
+
+namespace {
+
+constexpr float kGeluK = 0.7978845608028654f;  // sqrt(2/pi)
+constexpr float kGeluA = 0.044715f;
+
+class GeluLayer final : public CpuLayer {
+ public:
+  using CpuLayer::CpuLayer;
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    const int64_t n = out_shape_.numel();
+    with_act_type(dt_, [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = in[0].as<T>();
+      T* y = out.as<T>();
+#pragma omp parallel for simd if (n > 16384)
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = to_f32(x[i]);
+        from_f32(0.5f * v * (1.f + std::tanh(kGeluK * (v + kGeluA * v * v * v))), y[i]);
+      }
+    });
+  }
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    if (!din[0].data) return;
+    const int64_t n = out_shape_.numel();
+    with_act_type(dt_, [&](auto tag) {
+      using T = decltype(tag);
+      const T* x = in[0].as<T>();
+      const T* dy = dout.as<T>();
+      T* dx = din[0].as<T>();
+#pragma omp parallel for simd if (n > 16384)
+      for (int64_t i = 0; i < n; ++i) {
+        const float v = to_f32(x[i]);
+        const float t = std::tanh(kGeluK * (v + kGeluA * v * v * v));
+        const float d = 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kGeluK * (1.f + 3.f * kGeluA * v * v);
+        from_f32(to_f32(dy[i]) * d, dx[i]);
+      }
+    });
+  }
+};
+
+}  // namespace
+
+LayerRows<CpuBackend> gelu_layers() { return {layer_row<GeluLayer, CpuBackend>(LayerKind::Gelu)}; }
+
+}  // namespace mg::cpu
