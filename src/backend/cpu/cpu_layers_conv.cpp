@@ -15,6 +15,7 @@
 #include <omp.h>
 #include <sys/mman.h>
 
+#include "backend/cpu/conv_choice.h"
 #include "backend/cpu/cpu_layers.h"
 
 namespace mg::cpu {
@@ -33,22 +34,6 @@ struct ConvPds {
 
 size_t round_up64(size_t n) { return (n + 63) / 64 * 64; }
 
-// Winograd keeps transformed tiles in the scratchpad, and oneDNN's gemm convolutions their im2col copies; every
-// layer of the replica shares one scratchpad at the size of the largest need, so, as cudnnFind on CUDA is held
-// to a workspace limit, a timed choice only takes what fits this. ResNet-50 at batch 16: Winograd 12-35 MB in its
-// first three stages, 131 MB at 512 channels of 7x7 for a 1.7 % shorter step, which is not worth 5 % more peak
-// memory; gemm 1-9 MB for the pointwise layers it wins, 78 MB for 512-channel 3x3 backward-weights.
-constexpr size_t kScratchLimit = size_t{64} << 20;
-
-// oneDNN lists several implementations of a direct convolution pass (JIT kernels for each ISA, brgemm, gemm) and
-// takes the first that applies, which on the development VM was up to 26 % slower than another for ResNet-50's
-// 56x56 pointwise layers (backward-weights: gemm 10.2 ms against jit_1x1 13.7 ms at batch 16). The timed choice
-// keeps oneDNN's own unless another is this much faster, so that timing noise does not move it.
-constexpr double kSwitchMargin = 0.95;
-// Nor below this: a pass that short at the timing batch matters little to a step, and its timing is mostly noise,
-// which would make the choice, and so the run's rounding, differ from one process to the next.
-constexpr double kMinSwitchMs = 1.0;
-
 // oneDNN's implementation per pass, by its name (impl_info_str); empty: its first choice.
 struct ImplNames {
   std::string fwd, bwd_data, bwd_w;
@@ -62,12 +47,6 @@ bool advance_to(Pd& pd, const std::string& name) {
     if (pd.impl_info_str() == name) return true;
   } while (pd.next_impl());
   return false;
-}
-
-// Reference code and SSE4.1 kernels never beat the AVX2/AVX-512 ones on a CPU that has those, and would
-// lengthen start-up most; oneDNN's first choice is always timed, whatever it is.
-bool worth_timing(const std::string& impl) {
-  return impl.find("ref") == std::string::npos && impl.find("sse41") == std::string::npos;
 }
 
 // The choice is timed on at most this many images: both algorithms' time grows in proportion to the batch, and
@@ -190,7 +169,7 @@ class ConvLayer final : public WeightedLayer {
       try {
         wino = make_pds(dnnl::algorithm::convolution_winograd, src_any, dst_any, wdims, false);
         use_wino = be.conv_algo() == CpuConvAlgo::Winograd ||
-                   (scratch_bytes(wino) <= kScratchLimit &&
+                   (fits_scratch_limit(scratch_bytes(wino)) &&
                     conv_algo_cache().winograd(problem_key(), [&] { return winograd_is_faster(wdims, impls); }));
       } catch (const dnnl::error& e) {
         // Pinned, it must run what was asked for or say so (cpu_has_winograd tells callers beforehand).
@@ -307,7 +286,7 @@ class ConvLayer final : public WeightedLayer {
   // Whether a pass on a timed implementation needs more scratchpad than kScratchLimit; forgets the choice if so.
   template <typename Pd>
   static bool over_limit(const Pd& pd, std::string& impl) {
-    if (impl.empty() || pd.scratchpad_desc().get_size() <= kScratchLimit) return false;
+    if (impl.empty() || fits_scratch_limit(pd.scratchpad_desc().get_size())) return false;
     impl.clear();
     return true;
   }
@@ -327,7 +306,8 @@ class ConvLayer final : public WeightedLayer {
     const memory::desc x_any(xd.dims(), xd.data_type(), Tag::any), y_any(yd.dims(), yd.data_type(), Tag::any);
     const ConvPds wino = make_pds(dnnl::algorithm::convolution_winograd, x_any, y_any, wdims, false);
     const ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, xd, yd, wdims, true, impls);
-    return time_ms(wino, true, x, y) < time_ms(direct, false, x, y);
+    const StepTime w = time_ms(wino, true, x, y), d = time_ms(direct, false, x, y);
+    return choose_winograd({d.ms, w.ms - w.reorder_ms, w.reorder_ms, scratch_bytes(wino)});
   }
 
   // oneDNN's first implementation of each pass unless timing finds another kSwitchMargin faster; oneDNN's first
@@ -381,62 +361,65 @@ class ConvLayer final : public WeightedLayer {
     return names;
   }
 
-  // The name of the fastest implementation oneDNN offers for d, or empty when that is oneDNN's first, not
-  // kSwitchMargin faster than it, or the first takes under kMinSwitchMs.
+  // Times the implementations oneDNN offers for d that are worth it (worth_timing) and returns the one the pass
+  // runs (choose_impl: empty for oneDNN's first).
   template <typename Pd, typename Desc, typename ArgsFor, typename... Hint>
   std::string fastest(const Desc& d, ArgsFor args_for, const Hint&... hint) {
     Pd pd(d, attr(), be_.engine(), hint...);
-    const std::string first = pd.impl_info_str();
-    std::string best = first;
-    double first_ms = 0, best_time = 0;
-    std::set<std::string> seen;  // a name is chosen by its first occurrence (advance_to), so only that is timed
-    bool is_first = true;
+    std::vector<ImplCandidate> offered;
     do {
-      const std::string name = pd.impl_info_str();
-      const bool fresh = seen.insert(name).second;
-      if (!is_first && (!fresh || !worth_timing(name) || pd.scratchpad_desc().get_size() > kScratchLimit)) continue;
-      try {
-        dnnl::primitive prim;
-        MG_CHECK_DNNL(prim = dnnl::primitive(pd));
-        TimingMemory m(be_.engine());  // this candidate's weights and scratchpad, gone before the next one's
-        const double ms = time_exec(prim, args_for(pd, m));
-        if (is_first) first_ms = ms;
-        if (is_first || ms < best_time) {
-          best_time = ms;
-          best = name;
+      ImplCandidate c{pd.impl_info_str(), pd.scratchpad_desc().get_size(), std::nullopt};
+      if (worth_timing(offered, c)) {
+        try {
+          dnnl::primitive prim;
+          MG_CHECK_DNNL(prim = dnnl::primitive(pd));
+          TimingMemory m(be_.engine());  // this candidate's weights and scratchpad, gone before the next one's
+          c.ms = time_exec(prim, args_for(pd, m));
+        } catch (const std::exception&) {
+          if (offered.empty()) return std::string();  // nothing to hold the others against
         }
-      } catch (const std::exception&) {
-        if (is_first) return std::string();  // nothing to hold the others against
       }
-      is_first = false;
+      offered.push_back(std::move(c));
     } while (pd.next_impl());
-    const bool worth = first_ms >= kMinSwitchMs && best_time < kSwitchMargin * first_ms;
-    return best != first && worth ? best : std::string();
+    return choose_impl(offered);
   }
 
-  // Milliseconds of pass, best of two runs after a warm-up (the first run pays page faults and cold caches).
+  // Milliseconds of a run and of the reorders within it.
+  struct StepTime {
+    double ms = 1e300, reorder_ms = 0;
+  };
+
+  static double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  }
+
+  // The best of two runs of pass after a warm-up (the first run pays page faults and cold caches); pass returns
+  // the milliseconds of reorders it ran.
   template <typename Pass>
-  double best_ms(Pass pass) {
-    double best = 1e300;
+  StepTime best_ms(Pass pass) {
+    StepTime best;
     for (int r = 0; r < 3; ++r) {
       const auto t0 = std::chrono::steady_clock::now();
-      pass();
+      const double reorder_ms = pass();
       MG_CHECK_DNNL(be_.dnnl_stream().wait());
-      const double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
-      if (r > 0) best = std::min(best, ms);
+      const double ms = ms_since(t0);
+      if (r > 0 && ms < best.ms) best = {ms, reorder_ms};
     }
     return best;
   }
 
   double time_exec(dnnl::primitive& prim, const Args& a) {
-    return best_ms([&] { MG_CHECK_DNNL(prim.execute(be_.dnnl_stream(), a)); });
+    return best_ms([&] {
+             MG_CHECK_DNNL(prim.execute(be_.dnnl_stream(), a));
+             return 0.0;
+           }).ms;
   }
 
   // Milliseconds of one step's worth of the layer's passes with pds (best_ms), with the
-  // activation reorders a blocked variant adds; on zeroed memory outside the backend's allocator (TimingMemory),
+  // activation reorders a blocked variant adds (also on their own); on zeroed memory outside the backend's allocator (TimingMemory),
   // so that creating a layer leaves no trace in the backend's peak.
   // The values do not matter to the time, so each tensor and its gradient share storage.
-  double time_ms(const ConvPds& p, bool blocked, const Shape& x_shape, const Shape& y_shape) {
+  StepTime time_ms(const ConvPds& p, bool blocked, const Shape& x_shape, const Shape& y_shape) {
     const memory::desc x_md = act_desc(x_shape, dt_), y_md = act_desc(y_shape, dt_);
     TimingMemory mem(be_.engine());
     dnnl::memory x = mem.get(x_md), y = mem.get(y_md), &dx = x, &dy = y;
@@ -462,14 +445,18 @@ class ConvLayer final : public WeightedLayer {
       a.emplace(DNNL_ARG_SCRATCHPAD, sp);
       MG_CHECK_DNNL(prim.execute(st, a));
     };
+    double reorder_ms = 0;
     auto reorder = [&](dnnl::primitive& r, dnnl::memory& from, dnnl::memory& to) {
+      const auto t0 = std::chrono::steady_clock::now();
       MG_CHECK_DNNL(r.execute(st, {{DNNL_ARG_FROM, from}, {DNNL_ARG_TO, to}}));
+      MG_CHECK_DNNL(st.wait());
+      reorder_ms += ms_since(t0);
     };
     dnnl::memory& xs = blocked ? xb : x;
     dnnl::memory& ys = blocked ? yb : y;
     dnnl::memory& dys = blocked ? dyb : dy;
     dnnl::memory& dxs = blocked ? dxb : dx;
-    auto pass = [&] {
+    auto step = [&] {
       if (blocked) reorder(r_x, x, xb);
       Args fa{{DNNL_ARG_SRC, xs}, {DNNL_ARG_WEIGHTS, w}, {DNNL_ARG_DST, ys}};
       if (has_bias) fa.emplace(DNNL_ARG_BIAS, b);
@@ -486,7 +473,11 @@ class ConvLayer final : public WeightedLayer {
       if (has_bias) wa.emplace(DNNL_ARG_DIFF_BIAS, db);
       exec(bw, wa);
     };
-    return best_ms(pass);
+    return best_ms([&] {
+      reorder_ms = 0;
+      step();
+      return reorder_ms;
+    });
   }
 
   // Blocked copies of the input (or its gradient) and the output (or its gradient) sit in the staging area after
