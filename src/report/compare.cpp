@@ -10,6 +10,7 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
+#include "report/alternation.h"
 #include "report/mann_whitney.h"
 #include "result/result_json.h"
 #include "result/run_config_fields.h"
@@ -209,6 +210,12 @@ SideSummary summarize_side(const Pooled& p) {
   return s;
 }
 
+std::vector<TimedFile> timed_files(const Pooled& p) {
+  std::vector<TimedFile> out;
+  for (const Located& l : p.parts) out.push_back({l.file->path, l.file->result.process_runs});
+  return out;
+}
+
 Verdict decide(bool significant, double ratio, const CompareOptions& opt) {
   if (significant && ratio < 1 - opt.threshold) return Verdict::Regression;
   if (significant && ratio > 1 + opt.threshold) return Verdict::Improvement;
@@ -224,6 +231,7 @@ PairComparison judge(const RunKey& key, const Pooled& b, const Pooled& n, const 
   if (opt.paired && p.base.run_ips.size() != p.next.run_ips.size())
     throw UsageError(fmt::format("--paired: run '{}' has {} BASE runs and {} NEW runs; pairs need as many of each",
                                  key.label(), p.base.run_ips.size(), p.next.run_ips.size()));
+  if (opt.paired) require_alternation(timed_files(b), timed_files(n));
   p.change = opt.paired ? paired_ratio(p.base.run_ips, p.next.run_ips)
                         : hodges_lehmann_ratio(p.base.run_ips, p.next.run_ips);
   p.ratio = p.change.estimate;

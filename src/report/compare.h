@@ -20,7 +20,7 @@ struct CompareOptions {
   int min_samples = 5;                 // step samples per side; fewer -> "insufficient samples", no verdict
   bool strict = false;       // exit 2 when the noise floor is above the threshold or significance is not judged
   bool across_time = false;  // BASE is a committed baseline: measured at another time, maybe another machine
-  bool paired = false;       // run i of BASE and NEW were made back to back (interleaved A/B): signed-rank test
+  bool paired = false;  // run i of BASE and NEW made back to back (checked, report/alternation.h): signed-rank test
 };
 
 enum class Verdict { NoChange, Regression, Improvement, InsufficientSamples };
@@ -99,7 +99,8 @@ struct CompareReport {
 
 // Pairs runs by RunKey and judges each. The same key in several files of one side pools them as more runs.
 // UsageError (nothing judged) when runs that are pooled or paired were made with different presets (model
-// settings, batch, steps, warm-up, repeats, threads) or different batches per device.
+// settings, batch, steps, warm-up, repeats, threads) or different batches per device, or, with paired, when
+// the files' recorded process runs show that BASE and NEW did not alternate.
 CompareReport compare_results(const std::vector<LoadedResult>& base, const std::vector<LoadedResult>& next,
                               const CompareOptions& opt);
 

@@ -340,6 +340,8 @@ json to_json(const CheckReport& c) {
                     {"tolerance", row.tolerance},
                     {"passed", row.passed},
                     {"detail", row.detail}});
+    // Written only where true, so a check without advisory rows reads as files before it existed.
+    if (row.advisory) rows.back()["advisory"] = true;
   }
   return {{"passed", c.passed()}, {"device", c.device}, {"reference", c.reference}, {"seconds", c.seconds},
           {"rows", rows}};
@@ -348,6 +350,9 @@ json to_json(const CheckReport& c) {
 json to_json(const RunResult& r) {
   json runs = json::array();
   for (const DeviceCountResult& d : r.runs) runs.push_back(run_json(d));
+  json spans = json::array();
+  for (const ProcessSpan& p : r.process_runs)
+    spans.push_back({{"started_unix_s", p.started_unix_s}, {"finished_unix_s", p.finished_unix_s}});
   return {{"schema_version", kResultSchemaVersion},
           {"kind", r.kind},
           {"mgbench", {{"version", r.env.mgbench_version}, {"commit", r.env.git_commit}}},
@@ -355,8 +360,7 @@ json to_json(const RunResult& r) {
           {"environment", environment_json(r.env)},
           {"config", to_json(r.config)},
           {"check", to_json(r.check)},
-    // Written only where true, so a check without advisory rows reads as files before it existed.
-    if (row.advisory) rows.back()["advisory"] = true;
+          {"process_runs", spans},
           {"runs", runs}};
 }
 
@@ -408,7 +412,18 @@ RunResult result_from_json(const json& j, const std::string& source) {
       row.tolerance = rd.get<double>(rows[i], w, "tolerance");
       row.passed = rd.get<bool>(rows[i], w, "passed");
       row.detail = rd.get<std::string>(rows[i], w, "detail");
+      row.advisory = rd.get_or<bool>(rows[i], w, "advisory", false);
       r.check.rows.push_back(std::move(row));
+    }
+  }
+  if (j.contains("process_runs")) {  // absent in files written before it was recorded
+    const json& spans = rd.array(j, "(top level)", "process_runs");
+    for (size_t i = 0; i < spans.size(); ++i) {
+      const std::string w = "process_runs[" + std::to_string(i) + "]";
+      ProcessSpan p{rd.get<double>(spans[i], w, "started_unix_s"), rd.get<double>(spans[i], w, "finished_unix_s")};
+      if (!(p.started_unix_s > 0 && p.finished_unix_s >= p.started_unix_s))
+        rd.fail(w, "needs 0 < started_unix_s <= finished_unix_s");
+      r.process_runs.push_back(p);
     }
   }
   const json& runs = rd.array(j, "(top level)", "runs");
@@ -427,7 +442,6 @@ json read_json_file(const std::string& path) {
   } catch (const json::exception& e) {
     // A syntax error (parse_error) or a number a double cannot hold (out_of_range 406). nlohmann's message starts
     // with "[json.exception.parse_error.101] parse error at line 1, ...".
-      row.advisory = rd.get_or<bool>(rows[i], w, "advisory", false);
     std::string what = e.what();
     const size_t pos = what.find("] ");
     throw UsageError(path + ": not valid JSON: " + (pos == std::string::npos ? what : what.substr(pos + 2)));

@@ -47,8 +47,10 @@ RunResult pool_runs(const std::vector<RunResult>& parts) {
     r.peak_memory_bytes = 0;
     for (BucketTiming& b : r.allreduce.per_bucket) b.time_s = 0;
   }
+  out.process_runs.clear();
   for (size_t p = 0; p < parts.size(); ++p) {
     const RunResult& part = parts[p];
+    out.process_runs.insert(out.process_runs.end(), part.process_runs.begin(), part.process_runs.end());
     if (part.runs.size() != out.runs.size())
       throw Error("run " + std::to_string(p + 1) + " measured " + std::to_string(part.runs.size()) +
                   " device counts, run 1 measured " + std::to_string(out.runs.size()));

@@ -155,6 +155,12 @@ struct Environment {
   nlohmann::json topology;  // summary from src/topo
 };
 
+// When one process run of the benchmark began and ended, wall clock in seconds since the Unix epoch.
+struct ProcessSpan {
+  double started_unix_s = 0;
+  double finished_unix_s = 0;
+};
+
 struct RunResult {
   // "training": measured by the trainer; "prediction": simulated by `mgbench predict` from a profile (same
   // fields, no samples of its own). Readers that only accept measurements check it.
@@ -164,6 +170,9 @@ struct RunResult {
   std::vector<DeviceCountResult> runs;
   // The correctness check run before timing (src/check); ran=false when skipped with --no-check.
   CheckReport check;
+  // Every process run behind this file in the order they ran (one, or one per --runs child), so compare
+  // --paired can check that BASE and NEW alternated; empty in older files and predictions.
+  std::vector<ProcessSpan> process_runs;
 };
 
 }  // namespace mg

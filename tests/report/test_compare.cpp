@@ -176,7 +176,11 @@ TEST_CASE("compare: interleaved pairs cancel a drifting machine that pooled runs
     b.push_back(0.10 + 0.01 * i);
     n.push_back((0.10 + 0.01 * i) * 1.1 * (1 + 0.005 * (i % 3 - 1)));
   }
-  const auto base = runs_with("b", b, 50), next = runs_with("n", n, 60);
+  auto base = runs_with("b", b, 50), next = runs_with("n", n, 60);
+  for (size_t i = 0; i < base.size(); ++i) {  // made BASE NEW BASE NEW ..., two seconds each
+    base[i].result.process_runs = {{1795000000.0 + 4 * i, 1795000002.0 + 4 * i}};
+    next[i].result.process_runs = {{1795000002.0 + 4 * i, 1795000004.0 + 4 * i}};
+  }
   const CompareReport pooled = compare_results(base, next, {});
   CHECK(pooled.pairs.at(0).p_value > 0.05);
   CHECK(pooled.pairs.at(0).verdict == Verdict::NoChange);
@@ -195,6 +199,13 @@ TEST_CASE("compare: interleaved pairs cancel a drifting machine that pooled runs
   CHECK(usage_error_of([&] { compare_results(runs_with("b", seven, 50), next, paired); }) ==
         "--paired: run 'resnet50 fp32 cpu train synthetic-device default x1' has 7 BASE runs and 8 NEW runs; pairs "
         "need as many of each");
+  // The same files made in two blocks (all BASE, then all NEW) are not pairs: refused before any verdict.
+  auto blocked = next;
+  for (size_t i = 0; i < blocked.size(); ++i)
+    blocked[i].result.process_runs = {{1795001000.0 + 2 * i, 1795001001.0 + 2 * i}};
+  CHECK(usage_error_of([&] { compare_results(base, blocked, paired); }).find("(pair 1) did not run back to back") !=
+        std::string::npos);
+  CHECK(compare_results(base, blocked, {}).pairs.at(0).verdict == Verdict::NoChange);  // unpaired needs no order
 }
 
 TEST_CASE("compare: the gate reports its noise floor, warns below it and fails under --strict") {

@@ -75,6 +75,14 @@ TEST_CASE("result JSON round-trips through the reader") {
   older["runs"][0].erase("wire_casts");
   CHECK(result_from_json(older, "old.json").runs.at(0).wire_casts.empty());
 
+  // When each process run began and ended round-trips; a file written before them reads as none.
+  REQUIRE(back.process_runs.size() == 1);
+  CHECK(back.process_runs[0].started_unix_s == 1795000000.25);
+  CHECK(back.process_runs[0].finished_unix_s == 1795000012.75);
+  json untimed = j;
+  untimed.erase("process_runs");
+  CHECK(result_from_json(untimed, "old.json").process_runs.empty());
+
   RunResult no_loss = r;
   no_loss.runs.at(0).final_loss = std::nan("");
   const json nj = to_json(no_loss);
@@ -115,6 +123,9 @@ TEST_CASE("the reader names the file and the field it cannot use") {
   bad_sum["runs"][0]["replica_checksums"][0] = "xyz";
   CHECK(message(bad_sum) == "base.json: runs[0].replica_checksums[0]: not a hex checksum: 'xyz'");
   CHECK(message(json::array()) == "base.json: (top level): expected an object, found array");
+  json backwards = good;
+  backwards["process_runs"][0]["finished_unix_s"] = 1795000000.0;  // before it started
+  CHECK(message(backwards) == "base.json: process_runs[0]: needs 0 < started_unix_s <= finished_unix_s");
   json bad_runs = good;
   bad_runs["runs"][0]["run_samples"] = {2, 3};  // 6 samples
   CHECK(message(bad_runs) == "base.json: runs[0].run_samples: add up to 5, but there are 6 samples");

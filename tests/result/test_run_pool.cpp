@@ -10,6 +10,7 @@ using namespace mg;
 TEST_CASE("pooling process runs concatenates samples and marks each run's share") {
   const RunResult a = test::make_result({1, 2}, {0.10, 0.11}, 8, 0.01, 1);
   RunResult b = test::make_result({1, 2}, {0.12, 0.13}, 6, 0.01, 2);
+  b.process_runs = {{1795000020.5, 1795000030.0}};
   b.runs[1].allreduce.per_bucket = {{52428800, 0.006}, {49799328, 0.0055}};
   b.runs[1].peak_memory_bytes = 1;
   b.runs[1].final_loss = 5.5;
@@ -31,10 +32,15 @@ TEST_CASE("pooling process runs concatenates samples and marks each run's share"
   CHECK(p.runs[0].scaling_efficiency == Approx(1.0));
   CHECK(two.scaling_efficiency == Approx(two.images_per_sec / (2 * p.runs[0].images_per_sec)));
   CHECK(to_json(p).at("runs").at(1).at("run_samples") == nlohmann::json::array({8, 6}));
+  // Each child's start and end, in the order they ran, so compare can tell how the runs were made.
+  REQUIRE(p.process_runs.size() == 2);
+  CHECK(p.process_runs[0].started_unix_s == a.process_runs[0].started_unix_s);
+  CHECK(p.process_runs[1].finished_unix_s == 1795000030.0);
 
   // A part that was itself pooled keeps its boundaries; a single part is not "pooled".
   const RunResult nested = pool_runs({p, a});
   CHECK(nested.runs[1].run_samples == std::vector<int64_t>{8, 6, 8});
+  CHECK(nested.process_runs.size() == 3);
   const RunResult alone = pool_runs({a});
   CHECK(alone.runs[1].run_samples.empty());
   CHECK(alone.runs[1].step_time.ci95_method == "order-statistic");

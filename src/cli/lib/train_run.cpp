@@ -1,5 +1,6 @@
 #include "cli/lib/train_run.h"
 
+#include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
@@ -20,6 +21,10 @@
 namespace mg {
 
 namespace {
+
+double unix_now_s() {
+  return std::chrono::duration<double>(std::chrono::system_clock::now().time_since_epoch()).count();
+}
 
 // with_trace: false where a child process already wrote the --trace (results read back from JSON carry none).
 void report(const RunResult& result, const RunConfig& cfg, bool with_trace, const std::string& html_path) {
@@ -45,8 +50,12 @@ int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch, c
   RunResult merged;
   for (const nlohmann::json& part : children.parts) {
     RunResult r = result_from_json(part, "transport child");
-    if (merged.runs.empty()) merged = r;
-    else merged.runs.insert(merged.runs.end(), r.runs.begin(), r.runs.end());
+    if (merged.runs.empty()) {
+      merged = r;
+    } else {
+      merged.runs.insert(merged.runs.end(), r.runs.begin(), r.runs.end());
+      merged.process_runs.insert(merged.process_runs.end(), r.process_runs.begin(), r.process_runs.end());
+    }
   }
   merged.config = cfg;
   merged.env.command_line = cfg.command_line;
@@ -89,6 +98,7 @@ int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const
 }  // namespace
 
 int run_training(const RunConfig& cfg, const std::string& html_path) {
+  const double started = unix_now_s();
   if (cfg.nccl_algo) setenv("NCCL_ALGO", kNcclAlgoNames.name(*cfg.nccl_algo), 1);  // read by NCCL at init
   const LaunchInfo launch = detect_launch();
   const bool lead = launch.rank == 0;
@@ -127,6 +137,7 @@ int run_training(const RunConfig& cfg, const std::string& html_path) {
   compute_scaling(result.runs);
   if (!lead) return 0;  // rank 0 reports for every rank
 
+  result.process_runs = {{started, unix_now_s()}};
   report(result, cfg, /*with_trace=*/true, html_path);
   return 0;
 }
