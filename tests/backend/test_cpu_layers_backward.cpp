@@ -8,6 +8,7 @@
 #include <numeric>
 
 #include "layer_test_util.h"
+#include "support/skip.h"
 
 using namespace mgtest;
 
@@ -264,8 +265,7 @@ TEST_CASE("cpu parameter gradients overwrite, or add with accumulate_param_grads
 
 TEST_CASE("cpu Winograd convolution gives direct convolution's outputs and gradients") {
   if (!cpu_has_winograd()) {
-    WARN("skipped: oneDNN has no Winograd convolution on this CPU");
-    return;
+    MG_SKIP("oneDNN has no Winograd convolution on this CPU");
   }
   BackendOptions o;
   o.cpu_conv_algo = CpuConvAlgo::Direct;
