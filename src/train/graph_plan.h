@@ -40,9 +40,8 @@ struct GraphPlanOptions {
 
 // Where layer i's backward writes the gradient of one of its inputs.
 struct InputGradPlan {
-  int buffer = -1;          // -1: none (the images, or an Add's second input, whose gradient is the first's)
-  int temporary = -1;       // a tensor of GraphPlan::tensors added into the producer's gradient after the step;
-                            // -1: the buffer is the producer's gradient itself
+  int buffer = -1;     // -1: none (the images, or an Add's second input, whose gradient is the first's)
+  int temporary = -1;  // a tensor added into the producer's gradient after the step; -1: that gradient itself
 };
 
 struct LayerPlan {

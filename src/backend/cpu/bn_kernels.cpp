@@ -320,32 +320,31 @@ void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* m
   }
 }
 
-void backward(const float* x, const float* dy, float* dx, int64_t rows, int64_t c, const float* mean,
-              const float* gamma, const float* var, float eps, const float* scale, const float* shift, bool relu,
-              float* dgamma, float* dbeta, Scratch scratch) {
-  const Layout l = carve(scratch, c);
-  sum_all(1, relu, x, dy, rows, c, mean, scale, shift, scratch, l);
+void backward(const BackwardArgs& a) {
+  const int64_t rows = a.rows, c = a.c;
+  const Layout l = carve(a.scratch, c);
+  sum_all(1, a.relu, a.x, a.dy, rows, c, a.mean, a.scale, a.shift, a.scratch, l);
   const double *S = l.sums, *Q = S + c;
   const double n = static_cast<double>(rows);
   float *A = l.coef, *B = A + c, *D = B + c;
   for (int64_t j = 0; j < c; ++j) {
-    const double rstd = 1.0 / std::sqrt(static_cast<double>(var[j]) + eps);
-    dgamma[j] = static_cast<float>(Q[j] * rstd);
-    dbeta[j] = static_cast<float>(S[j]);
+    const double rstd = 1.0 / std::sqrt(static_cast<double>(a.var[j]) + a.eps);
+    a.dgamma[j] = static_cast<float>(Q[j] * rstd);
+    a.dbeta[j] = static_cast<float>(S[j]);
     // dx = gamma * rstd * (g - mean(g) - (x - mean) * rstd^2 * mean(g * (x - mean)))
-    const double a = gamma[j] * rstd, bb = -a * rstd * rstd * Q[j] / n;
-    A[j] = static_cast<float>(a);
+    const double ga = a.gamma[j] * rstd, bb = -ga * rstd * rstd * Q[j] / n;
+    A[j] = static_cast<float>(ga);
     B[j] = static_cast<float>(bb);
-    D[j] = static_cast<float>(-a * S[j] / n);
+    D[j] = static_cast<float>(-ga * S[j] / n);
   }
-  if (!dx) return;
+  if (!a.dx) return;
   const Loops& loop = loops();
 #pragma omp parallel num_threads(team_for(rows * c))
   {
     const int t = omp_get_thread_num(), nt = omp_get_num_threads();
     Rows r{};
-    r.x = x, r.dy = dy, r.out = dx, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c, r.k = mean;
-    r.scale = scale, r.shift = shift, r.A = A, r.B = B, r.D = D, r.relu = relu;
+    r.x = a.x, r.dy = a.dy, r.out = a.dx, r.b = split(rows, t, nt), r.e = split(rows, t + 1, nt), r.c = c;
+    r.k = a.mean, r.scale = a.scale, r.shift = a.shift, r.A = A, r.B = B, r.D = D, r.relu = a.relu;
     loop.input_grad(r);
   }
 }

@@ -45,11 +45,27 @@ void statistics(const float* x, int64_t rows, int64_t c, float* mean, float* var
 void normalize(const float* x, float* y, int64_t rows, int64_t c, const float* mean, const float* scale,
                const float* shift, bool relu, const float* residual = nullptr);
 
-// Training backward, given the forward's input x, batch mean, per-channel scale = gamma / sqrt(var + eps) and
-// shift = beta (what normalize() applied) and dy, the gradient of the layer's output (of the
-// ReLU's output with relu). Writes dgamma, dbeta and, unless dx is null, dx; x, dy and dx are distinct.
-void backward(const float* x, const float* dy, float* dx, int64_t rows, int64_t c, const float* mean,
-              const float* gamma, const float* var, float eps, const float* scale, const float* shift, bool relu,
-              float* dgamma, float* dbeta, Scratch scratch);
+// What the training backward reads and writes: the forward's input x, batch mean and biased variance, the
+// per-channel scale = gamma / sqrt(var + eps) and shift = beta that normalize() applied, and dy, the gradient of
+// the layer's output (of the ReLU's output with relu). x, dy and dx are distinct.
+struct BackwardArgs {
+  const float* x = nullptr;
+  const float* dy = nullptr;
+  float* dx = nullptr;  // null: no input gradient
+  int64_t rows = 0, c = 0;
+  const float* mean = nullptr;
+  const float* var = nullptr;
+  const float* gamma = nullptr;
+  float eps = 0.f;
+  const float* scale = nullptr;
+  const float* shift = nullptr;
+  bool relu = false;
+  float* dgamma = nullptr;
+  float* dbeta = nullptr;
+  Scratch scratch;
+};
+
+// Writes dgamma, dbeta and, unless dx is null, dx.
+void backward(const BackwardArgs& a);
 
 }  // namespace mg::cpu::bn

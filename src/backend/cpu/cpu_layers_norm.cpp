@@ -21,6 +21,22 @@ namespace mg::cpu {
 
 namespace {
 
+// The layer's per-channel rows, c floats each, in one buffer of kRows * c.
+struct BnStats {
+  static constexpr int kRows = 8;
+  float* mean;           // this batch's
+  float* var;            // this batch's, biased
+  float* running_mean;
+  float* running_var;
+  float* dgamma;         // gradient staging: accumulating backward adds these to the parameter gradients
+  float* dbeta;
+  float* scale;          // gamma / sqrt(var + eps) the last training forward applied (fp32 backward's ReLU gate)
+  float* running_scale;  // gamma / sqrt(running_var + eps) (fp32 inference)
+  static BnStats over(float* s, int64_t c) {
+    return {s, s + c, s + 2 * c, s + 3 * c, s + 4 * c, s + 5 * c, s + 6 * c, s + 7 * c};
+  }
+};
+
 class BatchNormLayer final : public CpuLayer {
  public:
   BatchNormLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
@@ -29,14 +45,11 @@ class BatchNormLayer final : public CpuLayer {
     count_ = x.n() * x.h() * x.w();  // >= 2 when training (LayerBase checked); inference never divides by it - 1
     c_ = x.c();
 
-    // mean, var (this batch), running mean, running var, the two gradient staging rows, the scale the last
-    // training forward applied (fp32 passes; backward recomputes the ReLU gate from it, beta and the mean), and
-    // the scale from the running variance (fp32 inference).
-    stats_ = Buffer(be, 8 * static_cast<size_t>(c_) * sizeof(float));
-    float* s = stats_.as<float>();
+    stats_ = Buffer(be, BnStats::kRows * static_cast<size_t>(c_) * sizeof(float));
+    const BnStats s = stats();
     for (int64_t i = 0; i < c_; ++i) {
-      s[2 * c_ + i] = 0.f;
-      s[3 * c_ + i] = 1.f;
+      s.running_mean[i] = 0.f;
+      s.running_var[i] = 1.f;
     }
     if (dt_ == DType::F32) {
       // The passes' per-thread sums sit in the replica's shared scratchpad, sized for this thread's team.
@@ -64,14 +77,14 @@ class BatchNormLayer final : public CpuLayer {
       if (training) update_running_stats();
       return;
     }
-    float* s = stats_.as<float>();
+    const BnStats s = stats();
     const float* x = in[0].as<float>();
     // Training normalises with this batch's statistics, inference with the running ones.
-    float *mean = s + 2 * c_, *var = s + 3 * c_, *scale = s + 7 * c_;
+    float *mean = s.running_mean, *var = s.running_var, *scale = s.running_scale;
     if (training) {
-      mean = s;
-      var = s + c_;
-      scale = s + 6 * c_;
+      mean = s.mean;
+      var = s.var;
+      scale = s.scale;
       bn::statistics(x, count_, c_, mean, var, bn::Scratch{be_.scratchpad(), threads_});
     }
     for (int64_t i = 0; i < c_; ++i) scale[i] = params_[0][i] / std::sqrt(var[i] + desc_.bn.eps);
@@ -88,19 +101,33 @@ class BatchNormLayer final : public CpuLayer {
       backward_onednn(in, dout, din, accumulate);
       return;
     }
-    float* s = stats_.as<float>();
-    float* dgamma = accumulate ? s + 4 * c_ : grads_[0];
-    float* dbeta = accumulate ? s + 5 * c_ : grads_[1];
-    bn::backward(in[0].as<float>(), dout.as<float>(), static_cast<float*>(din[0].data), count_, c_, s, params_[0],
-                 s + c_, desc_.bn.eps, s + 6 * c_, params_[1], opt_.relu, dgamma, dbeta,
-                 bn::Scratch{be_.scratchpad(), threads_});
+    const BnStats s = stats();
+    bn::BackwardArgs a;
+    a.x = in[0].as<float>();
+    a.dy = dout.as<float>();
+    a.dx = static_cast<float*>(din[0].data);
+    a.rows = count_;
+    a.c = c_;
+    a.mean = s.mean;
+    a.var = s.var;
+    a.gamma = params_[0];
+    a.eps = desc_.bn.eps;
+    a.scale = s.scale;
+    a.shift = params_[1];
+    a.relu = opt_.relu;
+    a.dgamma = accumulate ? s.dgamma : grads_[0];
+    a.dbeta = accumulate ? s.dbeta : grads_[1];
+    a.scratch = bn::Scratch{be_.scratchpad(), threads_};
+    bn::backward(a);
     if (accumulate) {
-      store_or_add(grads_[0], s + 4 * c_, c_, true);
-      store_or_add(grads_[1], s + 5 * c_, c_, true);
+      store_or_add(grads_[0], s.dgamma, c_, true);
+      store_or_add(grads_[1], s.dbeta, c_, true);
     }
   }
 
  private:
+  BnStats stats() const { return BnStats::over(stats_.as<float>(), c_); }
+
   void build_onednn(const Shape& x, const BatchNormParams& p, const LayerOptions& opt) {
     const memory::desc data = act_desc(x, dt_);
     const memory::desc stat({c_}, DT::f32, Tag::a);
@@ -129,17 +156,17 @@ class BatchNormLayer final : public CpuLayer {
       workspace_ = mem(ws, workspace_buf_.get());
     }
 
-    float* s = stats_.as<float>();
+    const BnStats s = stats();
     src_ = mem(data);
     dst_ = mem(data);
     ddst_ = mem(data);
     dsrc_ = mem(data);
     scale_ = mem(stat);
     shift_ = mem(stat);
-    mean_ = mem(stat, s);
-    var_ = mem(stat, s + c_);
-    rmean_ = mem(stat, s + 2 * c_);
-    rvar_ = mem(stat, s + 3 * c_);
+    mean_ = mem(stat, s.mean);
+    var_ = mem(stat, s.var);
+    rmean_ = mem(stat, s.running_mean);
+    rvar_ = mem(stat, s.running_var);
     dscale_ = mem(stat);
     dshift_ = mem(stat);
   }
@@ -169,10 +196,10 @@ class BatchNormLayer final : public CpuLayer {
     const float m = desc_.bn.momentum;
     MG_ENSURE(count_ > 1, where() + "training forward on a layer built for inference with one value per channel");
     const float unbias = static_cast<float>(count_) / static_cast<float>(count_ - 1);
-    float* s = stats_.as<float>();
+    const BnStats s = stats();
     for (int64_t i = 0; i < c_; ++i) {
-      s[2 * c_ + i] = (1.f - m) * s[2 * c_ + i] + m * s[i];
-      s[3 * c_ + i] = (1.f - m) * s[3 * c_ + i] + m * s[c_ + i] * unbias;
+      s.running_mean[i] = (1.f - m) * s.running_mean[i] + m * s.mean[i];
+      s.running_var[i] = (1.f - m) * s.running_var[i] + m * s.var[i] * unbias;
     }
   }
 
@@ -185,14 +212,14 @@ class BatchNormLayer final : public CpuLayer {
       if (!unused_dx_.get()) unused_dx_ = Buffer(be_, in[0].bytes());
       dx = unused_dx_.get();
     }
-    float* s = stats_.as<float>();
+    const BnStats s = stats();
     set(src_, in[0].data);
     set(ddst_, dout.data);
     set(dsrc_, dx);
     set(scale_, params_[0]);
     set(shift_, params_[1]);
-    set(dscale_, accumulate ? s + 4 * c_ : grads_[0]);
-    set(dshift_, accumulate ? s + 5 * c_ : grads_[1]);
+    set(dscale_, accumulate ? s.dgamma : grads_[0]);
+    set(dshift_, accumulate ? s.dbeta : grads_[1]);
     Args a{{DNNL_ARG_SRC, src_},
            {DNNL_ARG_MEAN, mean_},
            {DNNL_ARG_VARIANCE, var_},
@@ -208,8 +235,8 @@ class BatchNormLayer final : public CpuLayer {
     }
     run(bwd_, std::move(a));
     if (accumulate) {
-      store_or_add(grads_[0], s + 4 * c_, c_, true);
-      store_or_add(grads_[1], s + 5 * c_, c_, true);
+      store_or_add(grads_[0], s.dgamma, c_, true);
+      store_or_add(grads_[1], s.dbeta, c_, true);
     }
   }
 
@@ -218,7 +245,7 @@ class BatchNormLayer final : public CpuLayer {
   dnnl::batch_normalization_forward::primitive_desc train_pd_, infer_pd_;
   dnnl::batch_normalization_backward::primitive_desc bwd_pd_;
   dnnl::primitive train_, infer_, bwd_;
-  Buffer stats_, unused_dx_, workspace_buf_;
+  Buffer stats_, unused_dx_, workspace_buf_;  // stats_: BnStats' rows
   dnnl::memory workspace_;  // the ReLU mask of the last training forward (LayerOptions::relu)
   dnnl::memory src_, dst_, ddst_, dsrc_, scale_, shift_, mean_, var_, rmean_, rvar_, dscale_, dshift_;
 };
