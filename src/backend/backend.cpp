@@ -5,6 +5,7 @@
 #include <gloo/config.h>
 
 #include "backend/cpu/cpu_backend.h"
+#include "backend/gpu_probe.h"
 #include "core/error.h"
 
 namespace mg {
@@ -12,7 +13,6 @@ namespace mg {
 #ifdef MG_HAVE_CUDA
 // src/backend/cuda/cuda_backend.cpp
 std::unique_ptr<Backend> make_cuda_backend(int ordinal, const BackendOptions& opt);
-int cuda_device_count_impl();
 std::vector<std::pair<std::string, std::string>> cuda_library_versions();
 #endif
 
@@ -24,21 +24,16 @@ bool cuda_built() {
 #endif
 }
 
-int cuda_device_count() {
-#ifdef MG_HAVE_CUDA
-  return cuda_device_count_impl();
-#else
-  return 0;
-#endif
-}
+int cuda_device_count() { return probe_gpus(gather_gpu_facts()).count; }
 
 std::unique_ptr<Backend> make_backend(DeviceKind kind, int ordinal, const BackendOptions& opt) {
   if (kind == DeviceKind::Cpu) return std::make_unique<CpuBackend>(ordinal, opt);
+  const GpuProbe probe = probe_gpus(gather_gpu_facts());
+  if (probe.state == GpuState::Unusable) throw UsageError("--device cuda: " + probe.cause);
 #ifdef MG_HAVE_CUDA
-  const int n = cuda_device_count_impl();
-  if (ordinal < 0 || ordinal >= n) {
-    throw UsageError("--device cuda: GPU " + std::to_string(ordinal) + " requested but " + std::to_string(n) +
-                     " GPU(s) present");
+  if (ordinal < 0 || ordinal >= probe.count) {
+    throw UsageError("--device cuda: GPU " + std::to_string(ordinal) + " requested but " +
+                     std::to_string(probe.count) + " GPU(s) present");
   }
   return make_cuda_backend(ordinal, opt);
 #else

@@ -157,8 +157,8 @@ class Backend {
   virtual int64_t count_nonfinite(const Tensor& t) = 0;
 };
 
-// Device discovery: number of CUDA devices usable (0 when built without CUDA or no driver is present:
-// "driver version is insufficient" counts as zero GPUs, not an error).
+// Number of CUDA devices usable: 0 without CUDA, a GPU or a working driver. Whether a GPU is visible but unusable,
+// and why, is gpu_probe.h's to say; --device goes through it, never through this count alone.
 int cuda_device_count();
 bool cuda_built();
 
@@ -177,8 +177,9 @@ std::unique_ptr<Backend> make_backend(DeviceKind kind, int ordinal, const Backen
 // at p.
 void require_precision(const Backend& be, Precision p);
 
-// Versions of the libraries the binary was built with (keys: cuda, cudnn, nccl, onednn, gloo; absent when
-// not built) and, where a driver is present, at run time ("cuda_driver", "cudnn_runtime", ...).
+// Library versions: onednn (as loaded), gloo (its headers; it reports none); in a CUDA build "<lib>_headers" for
+// cuda, cudnn, cublas and nccl as compiled against, and cuda_runtime, cuda_driver, cudnn, cublas, cublaslt, nccl as
+// the loaded libraries report them. The files loaded are loaded_libraries.h's.
 std::vector<std::pair<std::string, std::string>> backend_library_versions();
 
 }  // namespace mg

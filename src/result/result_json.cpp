@@ -119,6 +119,12 @@ json run_json(const DeviceCountResult& r) {
           {"run_samples", r.run_samples}};
 }
 
+json libraries_json(const std::map<std::string, LoadedLibrary>& libs) {
+  json out = json::object();
+  for (const auto& [name, lib] : libs) out[name] = {{"file", lib.file}, {"version", lib.version}};
+  return out;
+}
+
 json environment_json(const Environment& e) {
   json devices = json::array();
   for (const DeviceInfo& d : e.devices)
@@ -128,6 +134,7 @@ json environment_json(const Environment& e) {
           {"cpu", e.cpu},
           {"devices", devices},
           {"versions", e.versions},
+          {"libraries", libraries_json(e.libraries)},
           {"env_vars", e.env_vars},
           {"topology", e.topology.is_null() ? json::object() : e.topology},
           {"launcher", e.launcher},
@@ -193,6 +200,14 @@ Environment environment_from_json(const Reader& rd, const json& j) {
     e.devices.push_back(d);
   }
   e.versions = rd.get<std::map<std::string, std::string>>(j, w, "versions");
+  if (j.contains("libraries")) {  // absent in files written before loaded libraries were recorded
+    const json& libs = rd.at(j, w, "libraries");
+    if (!libs.is_object()) rd.fail(w + ".libraries", "expected an object");
+    for (const auto& [name, lib] : libs.items()) {
+      const std::string lw = w + ".libraries." + name;
+      e.libraries[name] = {rd.get<std::string>(lib, lw, "file"), rd.get<std::string>(lib, lw, "version")};
+    }
+  }
   e.env_vars = rd.get<std::map<std::string, std::string>>(j, w, "env_vars");
   e.topology = rd.at(j, w, "topology");
   e.launcher = rd.get<std::string>(j, w, "launcher");

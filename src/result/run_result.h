@@ -8,6 +8,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "core/loaded_library.h"
 #include "result/check_report.h"
 #include "result/run_config.h"
 
@@ -149,6 +150,8 @@ struct Environment {
   std::string mgbench_version, git_commit, command_line, host, cpu;
   std::vector<DeviceInfo> devices;
   std::map<std::string, std::string> versions;  // cuda, cudnn, nccl, onednn, gloo, driver, ...
+  // onednn, gloo, cudart, cublas, cublaslt, cudnn, nccl: the file loaded and the version it reports.
+  std::map<std::string, LoadedLibrary> libraries;
   std::map<std::string, std::string> env_vars;  // NCCL_*, OMP_*, CUDA_VISIBLE_DEVICES, ...
   std::string launcher = "none";
   int world_size = 1;

@@ -181,6 +181,15 @@ std::string format_topology(const json& r) {
         out += fmt::format("  {} port {}: {}, {}, {}\n", str(d, "name"), num<int>(p, "port", 0), str(p, "state"),
                            str(p, "rate"), str(p, "link_layer"));
   }
+  // Added by `mgbench topo` (the backends' libraries are not topology's to find): the files this process loaded.
+  if (r.contains("libraries") && r["libraries"].is_object()) {
+    out += "\nLibraries loaded:\n";
+    std::vector<std::vector<std::string>> libs;
+    for (const auto& [name, lib] : r["libraries"].items())
+      libs.push_back({name, str(lib, "version").empty() ? "-" : str(lib, "version"),
+                      str(lib, "file").empty() ? "(not found)" : str(lib, "file")});
+    out += libs.empty() ? "  none\n" : table(libs, "  ");
+  }
   return out;
 }
 

@@ -2,13 +2,14 @@
 
 #include <algorithm>
 
+#include "backend/gpu_probe.h"
 #include "core/error.h"
 
 namespace mg {
 
 DeviceKind resolve_device_kind(std::optional<DeviceKind> asked) {
-  if (asked) return *asked;
-  return cuda_device_count() > 0 ? DeviceKind::Cuda : DeviceKind::Cpu;
+  if (asked) return *asked;  // an explicit cuda is checked by require_device_present, with the cause
+  return resolve_device(std::nullopt, probe_gpus(gather_gpu_facts()));
 }
 
 DeviceKind device_kind_option(const std::string& text) {
@@ -20,10 +21,7 @@ DeviceKind device_kind_option(const std::string& text) {
 }
 
 void require_device_present(DeviceKind kind) {
-  if (kind != DeviceKind::Cuda || cuda_device_count() > 0) return;
-  throw UsageError(std::string("--device cuda: no GPU is present") +
-                   (cuda_built() ? " (no CUDA driver or device found)" : " (this mgbench was built without CUDA)") +
-                   "; use --device cpu");
+  if (kind == DeviceKind::Cuda) resolve_device(kind, probe_gpus(gather_gpu_facts()));
 }
 
 int process_cores(int threads, const LaunchInfo& launch) {

@@ -12,13 +12,14 @@
 
 namespace mg {
 
-// --device auto (nullopt): cuda when a GPU is present, else cpu.
+// --device auto (nullopt): cuda when a GPU is usable, cpu when none is visible, a UsageError naming the cause when
+// one is visible but unusable (backend/gpu_probe.h).
 DeviceKind resolve_device_kind(std::optional<DeviceKind> asked);
 // --device as every command spells it: auto (or empty), cpu, cuda, or gpu (a command-line alias of cuda, never
 // recorded); resolved as above. UsageError listing the choices for anything else.
 DeviceKind device_kind_option(const std::string& text);
 
-// Throws UsageError when no device of this kind can run here (cuda without a GPU or in a build without CUDA).
+// Throws UsageError when no device of this kind can run here (cuda without a usable GPU, naming why).
 void require_device_present(DeviceKind kind);
 
 // CPU cores this process gives its replicas: --threads when set, else its share of the host.

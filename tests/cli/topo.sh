@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `mgbench topo` end to end: text and JSON reports, also on a machine without GPUs (exit 0, "no GPUs").
+# `mgbench topo` end to end: text and JSON reports, also on a machine without GPUs (exit 0, "no GPUs"), and the
+# library files loaded.
 set -euo pipefail
 if [[ -z "${MGBENCH:-}" || ! -x "$MGBENCH" ]]; then echo "skipped: MGBENCH is not an executable ('${MGBENCH:-}')"; exit 77; fi
 if ! command -v python3 >/dev/null; then echo "skipped: python3 is needed to read the JSON"; exit 77; fi
@@ -32,6 +33,22 @@ else:
     assert "GPU0" in text and "Legend:" in text
 PY
 done
+
+# The library files mgbench loaded: oneDNN's is the file the dynamic loader resolves for the binary (ldd), symlinks
+# followed, and the text report lists it with the version it reports.
+python3 - "$tmp/topo.json" "$tmp/topo.txt" "$(ldd "$MGBENCH" | sed -n 's/.*libdnnl[^ ]* => \([^ ]*\) .*/\1/p')" <<'PY' || fail "topo does not record the oneDNN file mgbench loaded"
+import json, os, sys
+r = json.load(open(sys.argv[1]))
+text = open(sys.argv[2]).read()
+lib = r["libraries"]["onednn"]
+assert sys.argv[3], "ldd does not list libdnnl"
+assert lib["file"] == os.path.realpath(sys.argv[3]), (lib["file"], sys.argv[3])
+assert not os.path.islink(lib["file"]) and os.path.isfile(lib["file"]), lib
+assert lib["version"].count(".") == 2, lib
+line = [l for l in text.splitlines() if l.strip().startswith("onednn ")]
+assert line and lib["file"] in line[0] and lib["version"] in line[0], line
+assert "Libraries loaded:" in text
+PY
 
 if "$MGBENCH" topo --json "$tmp/no/such/dir/t.json" >"$tmp/out" 2>&1; then fail "an unwritable --json path was accepted"; fi
 [[ ! -e "$tmp/no/such/dir/t.json" ]] || fail "a file was written"

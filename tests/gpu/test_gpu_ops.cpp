@@ -1,9 +1,13 @@
 // The CUDA backend's whole-tensor operations, memory accounting and streams, against the CPU backend.
 #include <atomic>
 #include <chrono>
+#include <fstream>
+#include <map>
+#include <set>
 #include <string>
 #include <thread>
 
+#include "backend/loaded_libraries.h"
 #include "gpu_test_util.h"
 
 using namespace gputest;
@@ -180,8 +184,28 @@ TEST_CASE("library versions name the CUDA stack", "[gpu][versions]") {
       if (kv.first == k && !kv.second.empty()) return true;
     return false;
   };
-  for (const char* k : {"cuda", "cudnn", "cublas", "nccl", "cuda_driver", "cuda_runtime", "cudnn_runtime"}) {
+  for (const char* k : {"cuda_headers", "cudnn_headers", "cublas_headers", "nccl_headers", "cuda_driver",
+                        "cuda_runtime", "cudnn", "cublas", "cublaslt", "nccl"}) {
     INFO(k);
     CHECK(has(k));
   }
+}
+
+TEST_CASE("loaded CUDA libraries are files this process mapped, with the versions they report", "[gpu][versions]") {
+  std::set<std::string> mapped;
+  std::ifstream maps("/proc/self/maps");
+  for (std::string line; std::getline(maps, line);)
+    if (line.find('/') != std::string::npos) mapped.insert(line.substr(line.find('/')));
+  const auto libs = backend_loaded_libraries();
+  std::map<std::string, std::string> versions;
+  for (const auto& kv : backend_library_versions()) versions[kv.first] = kv.second;
+  for (const char* k : {"cudart", "cublas", "cublaslt", "cudnn", "nccl"}) {
+    INFO(k);
+    REQUIRE(libs.count(k) == 1);
+    CHECK(mapped.count(libs.at(k).file) == 1);
+    CHECK_FALSE(libs.at(k).version.empty());
+  }
+  CHECK(libs.at("cudnn").version == versions.at("cudnn"));
+  CHECK(libs.at("nccl").version == versions.at("nccl"));
+  CHECK(libs.at("cudart").version == versions.at("cuda_runtime"));
 }

@@ -196,14 +196,49 @@ TEST_CASE("example result file for schema validation", "[example-result]") {
   r.check.seconds = 1.25;
   r.check.rows = {{"layer", "conv3x3_s1 (conv)", "bf16", "rel_err", 2.5e-3, 4e-2, true, "worst: forward"},
                   {"layer", "dropout (dropout)", "bf16", "rel_err", INFINITY, 4e-2, false, "failed to run: boom"},
-                  {"allreduce", "allreduce of 7 elements", "fp16", "wrong", 0, 0, true, "library gloo"}};
+                  {"allreduce", "allreduce of 7 elements", "fp16", "wrong", 0, 0, true, "library gloo"},
+                  {"layer", "conv3x3_g4 (conv)", "bf16", "rel_err", 0.5, 4e-2, false, "worst: forward", true}};
+  r.env.libraries = {{"onednn", {"/usr/lib/x86_64-linux-gnu/libdnnl.so.2.6", "2.6.0"}}, {"gloo", {"", ""}}};
   write_json_atomic(path, to_json(r));
   const RunResult back = result_from_json(read_json_file(path), path);
   CHECK(back.runs.size() == 3);
   CHECK(back.runs[0].timed_wall_s == Approx(r.runs[0].timed_wall_s));
   CHECK(back.runs[0].device_memory_in_use_bytes == r.runs[0].device_memory_in_use_bytes);
-  REQUIRE(back.check.rows.size() == 3);
+  REQUIRE(back.check.rows.size() == 4);
   CHECK_FALSE(back.check.passed());
   CHECK(std::isinf(back.check.rows[1].error));
   CHECK(back.check.rows[2].metric == "wrong");
+}
+
+TEST_CASE("result JSON records the loaded libraries and advisory check rows, and reads files without them") {
+  RunResult r = test::make_result({1}, {0.1}, 6, 0.02, 1);
+  r.env.libraries = {{"onednn", {"/usr/lib/x86_64-linux-gnu/libdnnl.so.2.6", "2.6.0"}},
+                     {"gloo", {"/usr/lib/libgloo.so.0.5.0", "0.5.0"}}};
+  r.check.ran = true;
+  r.check.device = "cpu:0 (test CPU)";
+  r.check.reference = "naive fp64 reference";
+  r.check.rows = {{"layer", "layer1.0.conv1 (conv)", "fp32", "rel_err", 1e-6, 2e-4, true, "worst: forward"},
+                  {"layer", "conv3x3_g4 (conv)", "fp32", "rel_err", 0.5, 2e-4, false, "worst: forward", true}};
+  const json j = to_json(r);
+  CHECK(j.at("environment").at("libraries").at("onednn").at("file") == "/usr/lib/x86_64-linux-gnu/libdnnl.so.2.6");
+  CHECK(j.at("environment").at("libraries").at("gloo").at("version") == "0.5.0");
+  CHECK(j.at("check").at("passed") == true);  // the failing row is advisory
+  CHECK(j.at("check").at("rows").at(0).contains("advisory") == false);  // written only where true
+  CHECK(j.at("check").at("rows").at(1).at("advisory") == true);
+  const RunResult back = result_from_json(j, "x.json");
+  CHECK(to_json(back) == j);
+  CHECK(back.env.libraries.at("onednn").version == "2.6.0");
+  CHECK(back.check.rows.at(1).advisory);
+  CHECK(back.check.passed());
+  json older = j;  // a file written before either existed
+  older["environment"].erase("libraries");
+  older["check"]["rows"][1].erase("advisory");
+  const RunResult old = result_from_json(older, "old.json");
+  CHECK(old.env.libraries.empty());
+  CHECK_FALSE(old.check.rows.at(1).advisory);
+  CHECK_FALSE(old.check.passed());
+  json bad = j;
+  bad["environment"]["libraries"]["onednn"].erase("file");
+  CHECK_THROWS_WITH(result_from_json(bad, "b.json"),
+                    Catch::Contains("b.json: environment.libraries.onednn: missing field 'file'"));
 }

@@ -1,5 +1,6 @@
 #include "backend/cuda/cuda_backend.h"
 
+#include <cublasLt.h>
 #include <cublas_api.h>
 #include <nccl.h>
 
@@ -7,6 +8,8 @@
 #include <cstdio>
 
 #include "backend/cuda/cuda_check.h"
+#include "backend/gpu_probe.h"
+#include "backend/loaded_libraries.h"
 #include "core/error.h"
 #include "backend/cuda/kernels/kernels.cuh"
 
@@ -364,42 +367,84 @@ std::unique_ptr<Backend> make_cuda_backend(int ordinal, const BackendOptions& op
   return std::make_unique<CudaBackend>(ordinal, opt);
 }
 
-int cuda_device_count_impl() {
+void cuda_runtime_facts(GpuFacts& facts) {
+  facts.runtime_version = cuda_version_string(CUDART_VERSION);
   int n = 0;
   const cudaError_t e = cudaGetDeviceCount(&n);
   if (e != cudaSuccess) {
-    // No driver, an old driver or no device: all mean "no usable GPU here", not a failure of the run.
+    // Kept, not mapped to "no GPU": with a GPU visible to the kernel it is the cause a user needs (gpu_probe.h).
+    facts.runtime_error = std::string(cudaGetErrorName(e)) + ": " + cudaGetErrorString(e);
     (void)cudaGetLastError();
-    return 0;
+    return;
   }
-  return n;
+  facts.runtime_count = n;
 }
 
+namespace {
+
+// cudnnGetVersion: major*10000 + minor*100 + patch since cuDNN 9, major*1000 + minor*100 + patch before.
+std::string cudnn_version_string(int v) {
+  const int major_unit = v >= 90000 ? 10000 : 1000;
+  return version3(v / major_unit, (v % major_unit) / 100, v % 100);
+}
+
+// What the loaded cuBLAS reports; "" when it cannot say.
+std::string loaded_cublas_version() {
+  int maj = 0, min = 0, pat = 0;
+  if (cublasGetProperty(MAJOR_VERSION, &maj) != CUBLAS_STATUS_SUCCESS ||
+      cublasGetProperty(MINOR_VERSION, &min) != CUBLAS_STATUS_SUCCESS ||
+      cublasGetProperty(PATCH_LEVEL, &pat) != CUBLAS_STATUS_SUCCESS)
+    return "";
+  return version3(maj, min, pat);
+}
+
+// cublasLtGetVersion: major*10000 + minor*100 + patch, as CUBLAS_VERSION.
+std::string loaded_cublaslt_version() {
+  const size_t v = cublasLtGetVersion();
+  return version3(static_cast<int>(v / 10000), static_cast<int>((v % 10000) / 100), static_cast<int>(v % 100));
+}
+
+std::string loaded_nccl_version() {
+  int v = 0;
+  if (ncclGetVersion(&v) != ncclSuccess) return "";
+  return version3(v / 10000, (v % 10000) / 100, v % 100);
+}
+
+std::string loaded_cudart_version() {
+  int v = 0;
+  const bool ok = cudaRuntimeGetVersion(&v) == cudaSuccess;
+  (void)cudaGetLastError();
+  return ok ? cuda_version_string(v) : "";
+}
+
+}  // namespace
+
+void cuda_loaded_libraries(std::map<std::string, LoadedLibrary>& out) {
+  out["cudart"] = {loaded_file_of(reinterpret_cast<const void*>(&cudaRuntimeGetVersion)), loaded_cudart_version()};
+  out["cublas"] = {loaded_file_of(reinterpret_cast<const void*>(&cublasGetProperty)), loaded_cublas_version()};
+  out["cublaslt"] = {loaded_file_of(reinterpret_cast<const void*>(&cublasLtGetVersion)), loaded_cublaslt_version()};
+  out["cudnn"] = {loaded_file_of(reinterpret_cast<const void*>(&cudnnGetVersion)),
+                  cudnn_version_string(static_cast<int>(cudnnGetVersion()))};
+  out["nccl"] = {loaded_file_of(reinterpret_cast<const void*>(&ncclGetVersion)), loaded_nccl_version()};
+}
+
+// "<lib>_headers": what the binary was compiled against; "<lib>": what the loaded library reports.
 std::vector<std::pair<std::string, std::string>> cuda_library_versions() {
   std::vector<std::pair<std::string, std::string>> v;
-  v.emplace_back("cuda", cuda_version_string(CUDART_VERSION));
-  v.emplace_back("cudnn", version3(CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL));
-  v.emplace_back("cublas", version3(CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH));
-  v.emplace_back("nccl", version3(NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH));
-  int rt = 0;
-  if (cudaRuntimeGetVersion(&rt) == cudaSuccess) v.emplace_back("cuda_runtime", cuda_version_string(rt));
+  v.emplace_back("cuda_headers", cuda_version_string(CUDART_VERSION));
+  v.emplace_back("cudnn_headers", version3(CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL));
+  v.emplace_back("cublas_headers", version3(CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH));
+  v.emplace_back("nccl_headers", version3(NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH));
+  const std::string rt = loaded_cudart_version();
+  if (!rt.empty()) v.emplace_back("cuda_runtime", rt);
   int drv = 0;
   if (cudaDriverGetVersion(&drv) == cudaSuccess && drv > 0) v.emplace_back("cuda_driver", cuda_version_string(drv));
   (void)cudaGetLastError();
-  // cudnnGetVersion: major*10000 + minor*100 + patch since cuDNN 9, major*1000 + minor*100 + patch before.
-  const int cv = static_cast<int>(cudnnGetVersion());
-  const int major_unit = cv >= 90000 ? 10000 : 1000;
-  v.emplace_back("cudnn_runtime", version3(cv / major_unit, (cv % major_unit) / 100, cv % 100));
-  int maj = 0, min = 0, pat = 0;
-  if (cublasGetProperty(MAJOR_VERSION, &maj) == CUBLAS_STATUS_SUCCESS &&
-      cublasGetProperty(MINOR_VERSION, &min) == CUBLAS_STATUS_SUCCESS &&
-      cublasGetProperty(PATCH_LEVEL, &pat) == CUBLAS_STATUS_SUCCESS) {
-    v.emplace_back("cublas_runtime", version3(maj, min, pat));
-  }
-  int nv = 0;
-  if (ncclGetVersion(&nv) == ncclSuccess) {
-    v.emplace_back("nccl_runtime", version3(nv / 10000, (nv % 10000) / 100, nv % 100));
-  }
+  v.emplace_back("cudnn", cudnn_version_string(static_cast<int>(cudnnGetVersion())));
+  for (const auto& [key, value] : {std::pair<const char*, std::string>{"cublas", loaded_cublas_version()},
+                                   {"cublaslt", loaded_cublaslt_version()},
+                                   {"nccl", loaded_nccl_version()}})
+    if (!value.empty()) v.emplace_back(key, value);
   return v;
 }
 

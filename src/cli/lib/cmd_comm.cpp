@@ -284,6 +284,8 @@ class CommCommand : public Command {
     for (Backend* b : backends) devs.push_back(b->info().name);
     env["local_devices"] = devs;
     env["libraries"] = e.versions;
+    for (const auto& [name, lib] : e.libraries)
+      env["loaded_libraries"][name] = {{"file", lib.file}, {"version", lib.version}};
     env["env_vars"] = e.env_vars;
     env["transport_env"] = transports;
     env["topology"] = e.topology;  // which links the measured bytes crossed

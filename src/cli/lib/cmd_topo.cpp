@@ -1,8 +1,9 @@
-// `mgbench topo [--json FILE]`: the machine's GPUs, links, CPU/NUMA layout and network interfaces. A machine
-// without GPUs is a valid answer (exit 0), so the command is usable on CPU hosts and in CI.
+// `mgbench topo [--json FILE]`: the machine's GPUs, links, CPU/NUMA layout and network interfaces, and the library
+// files the backends loaded. A machine without GPUs is a valid answer (exit 0), so it is usable on CPU hosts and CI.
 #include <iostream>
 #include <string>
 
+#include "backend/loaded_libraries.h"
 #include "cli/lib/command.h"
 #include "core/error.h"
 #include "core/atomic_file.h"
@@ -22,7 +23,9 @@ class TopoCommand : public Command {
   int run() override {
     if (json_opt_->count() && json_path_.empty())
       throw UsageError("--json needs a file name, or - for stdout");
-    const nlohmann::json report = discover_topology();
+    nlohmann::json report = discover_topology();
+    for (const auto& [name, lib] : backend_loaded_libraries())
+      report["libraries"][name] = {{"file", lib.file}, {"version", lib.version}};
     if (json_path_ == "-") {
       std::cout << report.dump(2) << "\n";
       return 0;

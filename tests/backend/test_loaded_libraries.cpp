@@ -1,0 +1,54 @@
+// The library files a result records are the ones this process mapped: oneDNN's recorded file is a file of
+// /proc/self/maps (symlinks resolved), and its version is what the loaded oneDNN reports.
+#include <catch2/catch.hpp>
+
+#include <oneapi/dnnl/dnnl.h>
+
+#include <filesystem>
+#include <fstream>
+#include <set>
+#include <string>
+
+#include "backend/loaded_libraries.h"
+
+using namespace mg;
+
+namespace {
+
+// The files mapped into this process, as the kernel names them.
+std::set<std::string> mapped_files() {
+  std::ifstream maps("/proc/self/maps");
+  std::set<std::string> files;
+  std::string line;
+  while (std::getline(maps, line)) {
+    const size_t slash = line.find('/');
+    if (slash != std::string::npos) files.insert(line.substr(slash));
+  }
+  return files;
+}
+
+int local_function() { return 7; }
+
+}  // namespace
+
+TEST_CASE("loaded libraries: oneDNN's recorded file is the one /proc/self/maps shows", "[backend][libraries]") {
+  const auto libs = backend_loaded_libraries();
+  REQUIRE(libs.count("onednn") == 1);
+  const LoadedLibrary& d = libs.at("onednn");
+  INFO(d.file);
+  REQUIRE_FALSE(d.file.empty());
+  CHECK(mapped_files().count(d.file) == 1);
+  CHECK(std::filesystem::path(d.file).filename().string().find("libdnnl") == 0);
+  CHECK_FALSE(std::filesystem::is_symlink(d.file));  // the file, not the soname link the loader opened
+  const dnnl_version_t* v = dnnl_version();
+  CHECK(d.version == std::to_string(v->major) + "." + std::to_string(v->minor) + "." + std::to_string(v->patch));
+  REQUIRE(libs.count("gloo") == 1);
+  CHECK(mapped_files().count(libs.at("gloo").file) == 1);
+}
+
+TEST_CASE("loaded libraries: an address in the executable names the executable, one in no object nothing",
+          "[backend][libraries]") {
+  const std::string exe = std::filesystem::canonical("/proc/self/exe").string();
+  CHECK(loaded_file_of(reinterpret_cast<const void*>(&local_function)) == exe);
+  CHECK(loaded_file_of(reinterpret_cast<const void*>(uintptr_t{16})).empty());
+}
