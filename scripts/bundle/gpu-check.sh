@@ -1,0 +1,140 @@
+#!/usr/bin/env bash
+# The bundle's first run on a GPU machine, nothing to build (docs/bundle.md): bin/mgbench-gpu-check [OUT]
+# Within a time budget (MG_GPU_BUDGET_S, default 480 s) it runs, most important first: nvidia-smi, the libraries
+# loaded, mgbench topo, mgbench check at every precision, ResNet-50 training at batch 256 at fp32, tf32, bf16 and
+# fp16 (device-synthetic data) each beside PyTorch channels-last (AMP for 16-bit), the GPU test set,
+# compute-sanitizer memcheck and racecheck on a 3-step ResNet-18 run, ResNet-50 on JPEGs made on the spot and
+# staged from the host, mgbench comm, mgbench predict to 8 GPUs beside a published 8-GPU figure, then PyTorch
+# eager NCHW and torch.compile while time remains. A failing or missing step (no torchvision, no
+# compute-sanitizer) is recorded and the rest still runs; a step the budget cannot fit is recorded as skipped.
+# Everything goes to OUT (default ./mgbench-gpu-check-<date>-<host>) and OUT.tar.xz: log.txt, steps.tsv (step,
+# status, seconds), one file per step, summary.json and summary.md.
+# Exit 0 when every step passed, 1 when a step failed or was skipped, 77 without a GPU.
+# Knobs: MG_GPU_BATCH (256), MG_GPU_STEPS (20), MG_GPU_WARMUP (5), MG_GPU_BUDGET_S (480), PYTHON (python3).
+set -uo pipefail
+bundle=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
+mgbench=$bundle/bin/mgbench
+share=$bundle/share/mgbench
+batch=${MG_GPU_BATCH:-256}
+steps=${MG_GPU_STEPS:-20}
+warmup=${MG_GPU_WARMUP:-5}
+budget=${MG_GPU_BUDGET_S:-480}
+python=${PYTHON:-python3}
+out=${1:-$PWD/mgbench-gpu-check-$(date +%Y%m%d-%H%M%S)-$(hostname -s)}
+t_start=$SECONDS
+
+if ! command -v nvidia-smi >/dev/null 2>&1 || ! nvidia-smi -L >/dev/null 2>&1; then
+  echo "mgbench-gpu-check: no NVIDIA GPU on this machine (nvidia-smi is missing or lists no device): skipped."
+  exit 77
+fi
+mkdir -p "$out" || exit 1
+out=$(cd "$out" && pwd)
+exec > >(tee -a "$out/log.txt") 2>&1
+say() { printf '== %s %s\n' "$(date +%H:%M:%S)" "$*"; }
+printf 'step\tstatus\tseconds\n' >"$out/steps.tsv"
+failed=0
+# step NAME MAX_S CMD...: runs CMD with stdout and stderr in NAME.txt (and the log), within MAX_S seconds and
+# what is left of the budget; records passed / failed (exit N) / timed out / skipped (budget).
+step() {
+  local name=$1 max=$2 left rc t0=$SECONDS status
+  shift 2
+  left=$((budget - (SECONDS - t_start)))
+  if ((left < 15)); then
+    say "$name: skipped, the budget is spent"
+    printf '%s\tskipped (budget)\t0\n' "$name" >>"$out/steps.tsv"
+    failed=1
+    return 1
+  fi
+  ((max > left)) && max=$left
+  say "$name (at most $max s): $*"
+  timeout -k 5 "$max" "$@" > >(tee "$out/$name.txt") 2>&1
+  rc=$?
+  if ((rc == 0)); then status=passed; elif ((rc == 124 || rc == 137)); then status="timed out after $max s"; else status="failed (exit $rc)"; fi
+  ((rc == 0)) || failed=1
+  say "$name: $status after $((SECONDS - t0)) s"
+  printf '%s\t%s\t%d\n' "$name" "$status" $((SECONDS - t0)) >>"$out/steps.tsv"
+  return $rc
+}
+have_torch=0
+"$python" -c 'import torch, torchvision; assert torch.cuda.is_available()' 2>/dev/null && have_torch=1
+torch_run() {  # NAME PRECISION ARGS...: PyTorch's reference loop, one JSON line into NAME.json
+  local name=$1 prec=$2
+  shift 2
+  if ((!have_torch)); then
+    printf '%s\tfailed (%s has no torch/torchvision with CUDA)\t0\n' "$name" "$python" >>"$out/steps.tsv"
+    failed=1
+    return 1
+  fi
+  step "$name" 150 bash -c '"$1" "$2" --device cuda --model resnet50 --batch "$3" --precision "$4" --steps "$5" \
+    --warmup "$6" "${@:8}" >"$7"' _ "$python" "$share/torch_reference.py" "$batch" "$prec" "$steps" "$warmup" \
+    "$out/$name.json" "$@"
+}
+train() {  # NAME MAX_S ARGS...: mgbench training, JSON into NAME.json
+  local name=$1 max=$2
+  shift 2
+  step "$name" "$max" "$mgbench" --device cuda --gpus 1 --batch-size "$batch" --steps "$steps" --warmup "$warmup" \
+    --no-progress --json "$out/$name.json" "$@"
+}
+
+say "mgbench-gpu-check: bundle $bundle, results in $out, budget $budget s"
+step nvidia-smi 20 nvidia-smi
+step environment 20 bash -c 'cat "$1/MANIFEST"; MGBENCH_BUNDLE_VERBOSE=1 "$2" --version; uname -a; nproc; free -g;
+  "$3" -c "import torch; print(torch.__version__, torch.version.cuda, torch.backends.cudnn.version()); print(torch.__config__.show())"' \
+  _ "$bundle" "$mgbench" "$python"
+step topo 30 "$mgbench" topo
+step check 120 "$mgbench" check --device cuda --precision fp32,tf32,fp16,bf16 --json "$out/check.json"
+
+# ResNet-50 at batch 256, each precision beside PyTorch channels-last (AMP for the 16-bit ones).
+for prec in bf16 fp16 tf32 fp32; do
+  train "resnet50-$prec" 120 --model resnet50 --precision "$prec" --synthetic-source device
+  torch_run "torch-resnet50-$prec-cl" "$prec" --channels-last
+done
+step gpu-tests 120 "$bundle/bin/test_gpu" --durations yes
+
+sanitizer=""
+for c in "$(command -v compute-sanitizer 2>/dev/null)" "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
+  /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+  if [[ -n "$c" && -x "$c" ]]; then sanitizer=$c; break; fi
+done
+for tool in memcheck racecheck; do
+  if [[ -z "$sanitizer" ]]; then
+    printf '%s\tfailed (compute-sanitizer not found)\t0\n' "$tool" >>"$out/steps.tsv"
+    failed=1
+    continue
+  fi
+  # Host-staged input so the copy stream runs too; a small batch and image keep the sanitizer's slowdown in budget.
+  step "$tool" 90 "$sanitizer" --tool "$tool" --error-exitcode 3 "$bundle/libexec/mgbench" --device cuda --gpus 1 \
+    --model resnet18 --batch-size 8 --image-size 64 --steps 3 --warmup 1 --synthetic-source host --no-progress \
+    --no-check --json "$out/$tool-resnet18.json"
+done
+
+# Real JPEGs, decoded by the machine's cores and staged from the host.
+jpegs=$out/jpegs
+step make-jpegs 60 "$mgbench" prepare-data --generate-test-images "$jpegs" --count 4096 --size 256 --classes 16 &&
+  train resnet50-bf16-jpeg 120 --model resnet50 --precision bf16 --data "$jpegs" --num-classes 16 \
+    --data-threads "$(nproc)"
+step comm 60 "$mgbench" comm --op allreduce -b 1M -e 256M -f 4 --gpus 1 --json "$out/comm.json"
+# Predict from the measured profile: this GPU x 8 over NVLink 4, and A100's published 1-GPU rate over NVLink 3
+# beside NVIDIA's published 8x A100 figure (share/mgbench/published_resnet50.json cites it).
+for prec in bf16 tf32; do
+  [[ -f $out/resnet50-$prec.json ]] || continue
+  step "predict-$prec" 30 "$mgbench" predict --profile "$out/resnet50-$prec.json" --gpus 1,8 --link nvlink4 \
+    --json "$out/predict-$prec-nvlink4.json"
+  rate=$("$python" -c "import json,sys; d=json.load(open(sys.argv[1])); print(d['a100_1gpu_images_per_sec']['$prec'])" \
+    "$share/published_resnet50.json" 2>/dev/null) &&
+    step "predict-$prec-a100" 30 "$mgbench" predict --profile "$out/resnet50-$prec.json" --profile-rate "$rate" \
+      --gpus 1,8 --link nvlink3 --json "$out/predict-$prec-a100-nvlink3.json"
+done
+# While time remains: PyTorch eager NCHW, the other JPEG precisions, torch.compile.
+for prec in bf16 fp32; do torch_run "torch-resnet50-$prec-nchw" "$prec"; done
+train resnet50-fp32-jpeg 120 --model resnet50 --precision fp32 --data "$jpegs" --num-classes 16 --data-threads "$(nproc)"
+torch_run torch-resnet50-bf16-cl-compile bf16 --channels-last --compile
+
+# The summary runs whatever the budget left: it only reads the files above.
+"$python" "$share/gpu_check_summary.py" "$out" "$share/published_resnet50.json" >"$out/summary.txt" 2>&1 ||
+  { say "summary failed: $(tail -1 "$out/summary.txt")"; failed=1; }
+cat "$out/summary.txt"
+rm -rf "$jpegs"
+say "steps:"; column -t -s $'\t' "$out/steps.tsv" 2>/dev/null || cat "$out/steps.tsv"
+tar -C "$(dirname "$out")" -cJf "$out.tar.xz" "$(basename "$out")" && say "archive: $out.tar.xz"
+exit "$failed"

@@ -1,0 +1,130 @@
+"""Summarises a bundle GPU check's folder (scripts/bundle/gpu-check.sh) into summary.json and summary.md: mgbench
+against PyTorch per precision (images/s over each timed window, peak memory both ways), the input wait of the
+host-staged JPEG run, the check and sanitizer outcomes, and the 8-GPU predictions beside the published figure and
+the naive forecast (8 x the 1-GPU rate).
+
+  python3 gpu_check_summary.py OUT_DIR PUBLISHED_JSON"""
+import json
+import os
+import sys
+
+# The goals a first GPU run is held to: mgbench / PyTorch channels-last (AMP for 16-bit) images/s.
+GOAL_RATIO = {"fp32": 1.0, "tf32": 1.0, "bf16": 1.1, "fp16": 1.1}
+
+
+def load(out, name):
+    try:
+        with open(os.path.join(out, name)) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def text(out, name):
+    try:
+        with open(os.path.join(out, name)) as f:
+            return f.read()
+    except OSError:
+        return ""
+
+
+def first_run(result):
+    return result["runs"][0] if result and result.get("runs") else None
+
+
+def run_at(result, devices):
+    for r in (result or {}).get("runs", []):
+        if r.get("devices") == devices:
+            return r
+    return None
+
+
+def gib(n):
+    return f"{n / 2**30:.2f}" if n else "-"
+
+
+def main():
+    out, published_path = sys.argv[1], sys.argv[2]
+    with open(published_path) as f:
+        published = json.load(f)
+    s = {"steps": [], "precisions": {}, "predictions": {}}
+    for line in text(out, "steps.tsv").splitlines()[1:]:
+        name, status, secs = line.split("\t")
+        s["steps"].append({"step": name, "status": status, "seconds": int(secs)})
+    check = load(out, "check.json")
+    if check:
+        s["check"] = {"passed": check.get("passed"), "rows": len(check.get("rows", [])),
+                      "failed": [f"{r.get('name')} {r.get('case', '')} {r.get('precision')}".strip()
+                                 for r in check.get("rows", []) if not r.get("passed")]}
+    for tool in ("memcheck", "racecheck"):
+        t = text(out, f"{tool}.txt")
+        if t:
+            summary_line = [ln for ln in t.splitlines() if "ERROR SUMMARY" in ln or "RACECHECK SUMMARY" in ln]
+            s[tool] = summary_line[-1].strip() if summary_line else "no summary line (see the step's file)"
+
+    for prec in ("fp32", "tf32", "bf16", "fp16"):
+        run = first_run(load(out, f"resnet50-{prec}.json"))
+        e = {}
+        if run:
+            e["mgbench_images_per_sec"] = run["images_per_sec"]
+            e["mgbench_median_step_s"] = run["step_time"]["median_s"]
+            e["mgbench_peak_memory_bytes"] = run["peak_memory_bytes"]
+            e["mgbench_device_memory_in_use_bytes"] = run.get("device_memory_in_use_bytes")
+        for variant in ("cl", "nchw", "cl-compile"):
+            ref = load(out, f"torch-resnet50-{prec}-{variant}.json")
+            if ref:
+                e[f"torch_{variant}_images_per_sec"] = ref["images_per_sec"]
+                e[f"torch_{variant}_peak_reserved_bytes"] = ref.get("peak_memory_reserved_bytes")
+        if run and "torch_cl_images_per_sec" in e:
+            e["ratio_vs_torch_cl"] = run["images_per_sec"] / e["torch_cl_images_per_sec"]
+            e["goal_ratio"] = GOAL_RATIO[prec]
+            e["goal_met"] = e["ratio_vs_torch_cl"] >= GOAL_RATIO[prec]
+        jpeg = first_run(load(out, f"resnet50-{prec}-jpeg.json"))
+        if jpeg:
+            step = jpeg["step_time"]["median_s"]
+            e["jpeg_images_per_sec"] = jpeg["images_per_sec"]
+            e["jpeg_input_wait_share"] = jpeg["breakdown"]["input_wait_s"] / step if step else None
+        if e:
+            s["precisions"][prec] = e
+
+    for prec in ("bf16", "tf32"):
+        own = load(out, f"predict-{prec}-nvlink4.json")
+        a100 = load(out, f"predict-{prec}-a100-nvlink3.json")
+        p = {}
+        if own and run_at(own, 8):
+            p["this_gpu_x8_nvlink4_images_per_sec"] = run_at(own, 8)["images_per_sec"]
+            p["this_gpu_x8_naive_images_per_sec"] = 8 * run_at(own, 1)["images_per_sec"] if run_at(own, 1) else None
+        if a100 and run_at(a100, 8):
+            pub8 = published["a100_8gpu_images_per_sec"][prec]
+            pred8 = run_at(a100, 8)["images_per_sec"]
+            naive8 = 8 * published["a100_1gpu_images_per_sec"][prec]
+            p.update({"a100_x8_predicted": pred8, "a100_x8_published": pub8, "a100_x8_naive": naive8,
+                      "predicted_error": pred8 / pub8 - 1, "naive_error": naive8 / pub8 - 1,
+                      "published_source": published["source"]})
+        if p:
+            s["predictions"][prec] = p
+
+    with open(os.path.join(out, "summary.json"), "w") as f:
+        json.dump(s, f, indent=2)
+    md = ["| precision | mgbench img/s | PyTorch CL img/s | ratio (goal) | mgbench peak GiB | PyTorch reserved GiB |"
+          " JPEG input wait |", "|---|---|---|---|---|---|---|"]
+    for prec, e in s["precisions"].items():
+        ratio = f"{e['ratio_vs_torch_cl']:.3f} (>= {e['goal_ratio']})" if "ratio_vs_torch_cl" in e else "-"
+        wait = f"{100 * e['jpeg_input_wait_share']:.1f} %" if e.get("jpeg_input_wait_share") is not None else "-"
+        md.append(f"| {prec} | {e.get('mgbench_images_per_sec', 0):.0f} | {e.get('torch_cl_images_per_sec', 0):.0f}"
+                  f" | {ratio} | {gib(e.get('mgbench_peak_memory_bytes'))}"
+                  f" | {gib(e.get('torch_cl_peak_reserved_bytes'))} | {wait} |")
+    for prec, p in s["predictions"].items():
+        if "a100_x8_predicted" in p:
+            md.append(f"\n{prec}, 8x A100 over NVLink 3: predicted {p['a100_x8_predicted']:.0f} img/s "
+                      f"({100 * p['predicted_error']:+.1f} %), naive {p['a100_x8_naive']:.0f} "
+                      f"({100 * p['naive_error']:+.1f} %), published {p['a100_x8_published']:.0f}")
+    md.append("")
+    md += [f"- {st['step']}: {st['status']} ({st['seconds']} s)" for st in s["steps"]]
+    with open(os.path.join(out, "summary.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+    print("\n".join(md))
+
+
+if __name__ == "__main__":
+    main()
