@@ -212,7 +212,7 @@ std::vector<LayerCase> all_layer_cases() {
   };
 }
 
-std::vector<LayerCase> layer_cases_for(const ModelDesc& m) {
+std::vector<LayerCase> kind_cases_for(const ModelDesc& m) {
   std::set<LayerKind> used;
   for (const LayerDesc& l : m.layers) used.insert(l.kind);
   std::vector<LayerCase> out;
