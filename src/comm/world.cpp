@@ -5,6 +5,7 @@
 #include "comm/world.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <map>
 #include <mutex>
 #include <sstream>
@@ -105,6 +106,8 @@ void check_same_configuration(Store& store, const LaunchInfo& launch, int local,
     std::vector<uint8_t> v;
     try {
       v = store.get(prefix + std::to_string(p), timeout);
+    } catch (const StoreUnreachable&) {
+      throw;  // names the store's own process, whoever was awaited
     } catch (const Error&) {
       throw Error("rank " + std::to_string(p * local) + " lost: process " + std::to_string(p) +
                   " did not join the world within " + std::to_string(opt.timeout_s) + " s");
@@ -163,17 +166,25 @@ std::vector<std::unique_ptr<Communicator>> create_communicators(const LaunchInfo
   check_same_configuration(*store, launch, n_local, opt);
 
   const int world = launch.world_size * n_local, first = launch.rank * n_local;
+  std::vector<std::unique_ptr<Communicator>> comms;
   if (opt.library == "nccl") {
 #ifdef MG_HAVE_NCCL
-    return create_nccl_communicators(world, first, local_backends, *store, opt.job_key, opt.timeout_s);
+    comms = create_nccl_communicators(world, first, local_backends, *store, opt.job_key, opt.timeout_s);
 #endif
+  } else if (launch.world_size == 1 && opt.transport != Transport::Tcp) {
+    comms = create_local_communicators(local_backends, opt.timeout_s);
+  } else {
+    comms = create_gloo_communicators(world, first, local_backends, *store, opt.job_key, opt.timeout_s,
+                                      gloo_address(launch, opt, session ? session->host : std::string("127.0.0.1")),
+                                      std::move(lost_processes));
   }
-  if (launch.world_size == 1 && opt.transport != Transport::Tcp) {
-    return create_local_communicators(local_backends, opt.timeout_s);
+  // A launcher's log then shows each process past the rendezvous (and one that never got there by its absence).
+  if (launch.world_size > 1) {
+    std::fprintf(stderr, "mgbench: process %d of %d joined the world (ranks %d-%d of %d, %s)\n", launch.rank,
+                 launch.world_size, first, first + n_local - 1, world, opt.library.c_str());
+    std::fflush(stderr);
   }
-  return create_gloo_communicators(world, first, local_backends, *store, opt.job_key, opt.timeout_s,
-                                   gloo_address(launch, opt, session ? session->host : std::string("127.0.0.1")),
-                                   std::move(lost_processes));
+  return comms;
 }
 
 }  // namespace mg

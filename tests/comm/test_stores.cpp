@@ -1,12 +1,17 @@
 // Rendezvous stores: in-process and TCP set/get/timeout, unreachable server, lost-process tracking.
 #include <catch2/catch.hpp>
 
-#include <chrono>
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <chrono>
+#include <functional>
 #include <thread>
 
+#include "comm/gloo/gloo_store_adapter.h"
 #include "comm/rendezvous/in_process_store.h"
 #include "comm/rendezvous/tcp_store.h"
 #include "core/error.h"
@@ -106,5 +111,43 @@ TEST_CASE("tcp store: when the server process is gone, rank 0 is the one lost") 
   TcpStore c("127.0.0.1", server->port(), 5, 1);
   server.reset();
   CHECK(c.lost_processes() == std::vector<int>{0});
-  CHECK_THROWS_WITH(c.set("k", bytes("v")), Catch::Contains("unreachable"));
+  CHECK_THROWS_WITH(c.set("k", bytes("v")), Catch::StartsWith("rank 0 lost: ") && Catch::Contains("unreachable"));
+}
+
+TEST_CASE("tcp store: a server that takes the connection but never answers (stalled) is rank 0 lost") {
+  // A listening socket nobody serves: the kernel completes the connection, no reply ever comes.
+  const int fd = socket(AF_INET, SOCK_STREAM, 0);
+  REQUIRE(fd >= 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  REQUIRE(bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof(addr)) == 0);
+  REQUIRE(listen(fd, 4) == 0);
+  socklen_t len = sizeof(addr);
+  REQUIRE(getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0);
+  const int port = ntohs(addr.sin_port);
+  CHECK_THROWS_AS(TcpStore("127.0.0.1", port, 1, 1), StoreUnreachable);
+  CHECK_THROWS_WITH(TcpStore("127.0.0.1", port, 1, 1), Catch::StartsWith("rank 0 lost: ") && Catch::Contains(std::to_string(port)));
+  close(fd);
+}
+
+namespace {
+// A store whose every get fails as `fail` says.
+struct FailingStore : Store {
+  std::function<void()> fail;
+  void set(const std::string&, const std::vector<uint8_t>&) override {}
+  std::vector<uint8_t> get(const std::string&, std::chrono::milliseconds) override {
+    fail();
+    return {};
+  }
+};
+}  // namespace
+
+TEST_CASE("gloo rendezvous: an unreachable store names its own process, a missing key the rank that owns it") {
+  FailingStore store;
+  GlooStoreAdapter gloo_store(store, "job/", 100ms);
+  store.fail = [] { throw StoreUnreachable("rank 0 lost: the store it serves at 127.0.0.1:1 is unreachable"); };
+  CHECK_THROWS_WITH(gloo_store.wait({"1"}), Catch::StartsWith("rank 0 lost: the store"));
+  store.fail = [] { throw Error("store key 'job/1' was not set within 0.1 s"); };
+  CHECK_THROWS_WITH(gloo_store.wait({"1"}), Catch::StartsWith("rank 1 lost: it did not join"));
 }

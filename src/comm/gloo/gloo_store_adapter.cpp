@@ -27,6 +27,8 @@ void GlooStoreAdapter::wait(const std::vector<std::string>& keys, const std::chr
     const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(deadline - std::chrono::steady_clock::now());
     try {
       store_.get(prefix_ + key, std::max(left, std::chrono::milliseconds(0)));
+    } catch (const StoreUnreachable&) {
+      throw;  // names the store's own process, whoever was awaited
     } catch (const Error&) {
       // Gloo's full-mesh rendezvous publishes each rank's addresses under the rank number.
       const bool is_rank = !key.empty() && std::all_of(key.begin(), key.end(), [](char c) { return std::isdigit(c); });

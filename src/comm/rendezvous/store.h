@@ -8,7 +8,14 @@
 #include <string>
 #include <vector>
 
+#include "core/error.h"
+
 namespace mg {
+
+// The store's server does not answer: the process serving it (rank 0) is gone or stalled, whatever key was asked.
+struct StoreUnreachable : Error {
+  using Error::Error;
+};
 
 class Store {
  public:

@@ -294,7 +294,7 @@ std::vector<uint8_t> TcpStore::request(uint8_t op, const std::string& key, const
   const bool ok = send_msg(fd_, op, key, value) && recv_msg(fd_, rop, rkey, rvalue);
   if (reply_timeout.count() > 0) set_reply_timeout(reply_timeout_);
   if (!ok) {
-    throw Error("store at " + endpoint_ + " (served by process rank 0) is unreachable: " + std::strerror(errno));
+    throw StoreUnreachable("rank 0 lost: the store it serves at " + endpoint_ + " is unreachable: " + std::strerror(errno));
   }
   if (rop == kMissing) throw std::out_of_range(key);
   return rvalue;
