@@ -7,6 +7,12 @@ base=(--device cpu --steps 1 --warmup 0 --json "$out")
 expect_usage_error "unknown model 'resnet9000'.*resnet50" "$MGBENCH" "${base[@]}" --model resnet9000
 expect_usage_error "batch-size" "$MGBENCH" "${base[@]}" --model tiny --batch-size -3
 expect_usage_error "batch-size" "$MGBENCH" "${base[@]}" --model tiny --batch-size 10000000
+# 0 is no default: it is refused, on the command line and in a preset alike.
+expect_usage_error "batch-size 0 must be" "$MGBENCH" "${base[@]}" --model tiny --batch-size 0
+echo '{"model": "tiny", "batch-size": 0}' > "$TMP/zero.json"
+expect_usage_error "batch-size 0 must be" "$MGBENCH" "${base[@]}" --config "$TMP/zero.json"
+expect_usage_error "^mgbench: error: --threads 0 must be" "$MGBENCH" "${base[@]}" --model tiny --threads 0
+expect_usage_error "threads-per-replica 0 must be" "$MGBENCH" "${base[@]}" --model tiny --threads-per-replica 0
 expect_usage_error "steps" "$MGBENCH" "${base[@]}" --model tiny --steps -1
 expect_usage_error "image-size 100" "$MGBENCH" "${base[@]}" --model vgg16 --image-size 100
 expect_usage_error "image-size" "$MGBENCH" "${base[@]}" --model inception3 --image-size 40

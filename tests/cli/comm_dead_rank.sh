@@ -2,13 +2,10 @@
 # A rank killed mid-sweep (kill -9: no clean-up, no goodbye) makes the survivor exit non-zero within
 # --comm-timeout with a message naming the lost rank; checked for losing rank 1 and for losing rank 0 (which
 # also serves the rendezvous store).
-set -u
-: "${MGBENCH:?MGBENCH must point at the mgbench binary}"
-tmp=$(mktemp -d)
+source "$(dirname "$0")/lib.bash"
+tmp=$TMP
 pids=()
 trap 'for p in "${pids[@]}"; do kill -9 "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 timeout_s=10
 
 for victim in 1 0; do
@@ -20,7 +17,8 @@ for victim in 1 0; do
       -b 16M -e 16M --warmup 1 --iters 100000 --comm-timeout $timeout_s >"$tmp/out$r" 2>&1 &
     pids+=($!)
   done
-  sleep 3  # past the rendezvous and into the timed loop
+  # Both past the rendezvous: each process says so once its world is formed.
+  for r in 0 1; do wait_for "$tmp/out$r" "joined the world" "${pids[$r]}"; done
   kill -0 "${pids[$survivor]}" 2>/dev/null || { cat "$tmp/out$survivor"; fail "rank $survivor ended before the kill"; }
   kill -9 "${pids[$victim]}"
   wait "${pids[$victim]}" 2>/dev/null

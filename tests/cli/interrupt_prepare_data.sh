@@ -9,9 +9,10 @@ for sig in INT TERM; do
   start_run pack$sig "$MGBENCH" prepare-data "$IT/imgs" "$IT/out.mgrec" --threads 2
   # Signal as soon as packing has begun (its temporary record file exists): on an idle machine all 3000 images
   # pack in a few tenths of a second, so a fixed sleep would race the end of the job.
-  for _ in $(seq 1000); do
-    compgen -G "$IT/out.mgrec.tmp-*" >/dev/null && break
+  deadline=$(( $(date +%s) + 300 ))
+  until compgen -G "$IT/out.mgrec.tmp-*" >/dev/null; do
     kill -0 "$RUN_PID" 2>/dev/null || break
+    (( $(date +%s) < deadline )) || fail "pack$sig: no temporary record file within 300 s"
     sleep 0.005
   done
   want=130; [[ $sig == TERM ]] && want=143

@@ -2,9 +2,11 @@
 # Ctrl-C and `kill` during training: a device-count sweep (replicas as threads), a --runs set (child
 # processes), and 2 env-launched ranks. Every process of the run stops within the limit, the status is
 # 128+signal (130 SIGINT, 143 SIGTERM), no result file is written and an existing one is left as it was;
-# a --runs parent killed outright (SIGKILL) takes its child with it.
+# a --runs parent killed outright (SIGKILL) takes its child with it. Each signal goes in once the run shows (its
+# progress line on stderr, --progress) that it is in the timed steps of the entry meant.
 source "$(dirname "$0")/interrupt.bash"
-train=(--device cpu --model resnet18 --image-size 64 --batch-size 8 --warmup 1 --no-progress)
+# Short steps: a stop is noticed between steps, so the step time is part of the time to stop.
+train=(--device cpu --model resnet18 --image-size 32 --batch-size 4 --warmup 1 --progress)
 long=(--steps 100000)
 echo '{"previous": true}' >"$IT/r.json"
 previous=$(cat "$IT/r.json")
@@ -15,19 +17,19 @@ check_previous() {
 }
 
 # A sweep (1 then 2 replicas): interrupted during the first entry, and during the second.
-for when in 3 9; do
-  start_run sweep$when "$MGBENCH" "${train[@]}" --devices 1,2 --steps 40 --trace "$IT/t.json" --json "$IT/r.json"
-  sleep $when
-  stop_run "$RUN_PID" INT 130 sweep$when
-  check_previous sweep$when
-  [[ ! -e $IT/t.json ]] || fail "sweep$when: a trace was written by an interrupted run"
+for entry in 1 2; do
+  start_run sweep$entry "$MGBENCH" "${train[@]}" --devices 1,2 --steps 40 --trace "$IT/t.json" --json "$IT/r.json"
+  wait_for "$IT/sweep$entry.err" "x$entry: step [1-9]" "$RUN_PID"
+  stop_run "$RUN_PID" INT 130 sweep$entry
+  check_previous sweep$entry
+  [[ ! -e $IT/t.json ]] || fail "sweep$entry: a trace was written by an interrupted run"
 done
 
 # --runs: the signal goes to the parent only (kill PID); the child must stop too.
 for sig in INT TERM; do
   start_run runs$sig "$MGBENCH" "${train[@]}" --devices 2 --runs 2 "${long[@]}" --json "$IT/r.json"
-  wait_group "$RUN_PID" 2 30 || fail "runs$sig: no child process started"
-  sleep 2
+  # The child's progress (it inherits the parent's stderr).
+  wait_for "$IT/runs$sig.err" "step [1-9]" "$RUN_PID"
   want=130; [[ $sig == TERM ]] && want=143
   stop_run "$RUN_PID" "$sig" "$want" "runs$sig"
   check_previous "runs$sig"
@@ -36,8 +38,7 @@ ls /tmp/mgbench-child-* >/dev/null 2>&1 && echo "note: /tmp/mgbench-child-* exis
 
 # --runs parent killed outright: the child dies with it (PR_SET_PDEATHSIG).
 start_run runsKILL "$MGBENCH" "${train[@]}" --devices 1 --runs 2 "${long[@]}" --json "$IT/r.json"
-wait_group "$RUN_PID" 2 30 || fail "runsKILL: no child process started"
-sleep 1
+wait_group "$RUN_PID" 2 300 || fail "runsKILL: no child process started"
 kill -KILL "$RUN_PID"
 wait "$RUN_PID" 2>/dev/null
 for _ in $(seq 1 $((STOP_LIMIT_S * 10))); do (( $(group_size "$RUN_PID") == 0 )) && break; sleep 0.1; done
@@ -54,7 +55,8 @@ for r in 0 1; do
     --threads 1 "${long[@]}" --comm-timeout 60 --json "$IT/r.json"
   rank_pid[$r]=$RUN_PID
 done
-sleep 5
+# Rank 0's progress past a timed step: both ranks are past the rendezvous and in the timed steps.
+wait_for "$IT/rank0.err" "step [1-9]" "${rank_pid[0]}"
 t0=$(date +%s%N)
 stop_run "${rank_pid[0]}" TERM 143 rank0
 survivor_limit_s=$((STOP_LIMIT_S + 10))

@@ -3,19 +3,16 @@
 # within --comm-timeout (plus the moment it takes to name the culprit), naming the stalled rank. Checked for a
 # stalled rank 1 and a stalled rank 0 (which also serves the rendezvous store), in training and in
 # `mgbench comm`.
-set -u
-: "${MGBENCH:?MGBENCH must point at the mgbench binary}"
-tmp=$(mktemp -d)
+source "$(dirname "$0")/lib.bash"
+tmp=$TMP
 pids=()
 trap 'for p in "${pids[@]}"; do kill -KILL "$p" 2>/dev/null; kill -CONT "$p" 2>/dev/null; done; rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])'; }
 timeout_s=8
 # Margin over --comm-timeout: naming the rank asks the store (which answers at once, or within the timeout
 # when its own process is the stalled one) on a loaded 2-core machine.
 limit_s=$((timeout_s + 8))
 
-train=(--device cpu --model resnet18 --image-size 32 --batch-size 4 --warmup 1 --steps 100000 --threads 1 --no-progress)
+train=(--device cpu --model resnet18 --image-size 32 --batch-size 4 --warmup 1 --steps 100000 --threads 1 --progress)
 
 for what in train comm; do
   for victim in 1 0; do
@@ -30,7 +27,10 @@ for what in train comm; do
         --comm-timeout $timeout_s >"$tmp/out$r" 2>&1 &
       pids+=($!)
     done
-    sleep 5  # past the rendezvous and into the timed loop
+    # Both past the rendezvous (each process says so once its world is formed) and, training, in the timed steps
+    # (rank 0's progress past a timed step, which took an all-reduce with rank 1): set-up is not part of the limit.
+    for r in 0 1; do wait_for "$tmp/out$r" "joined the world" "${pids[$r]}"; done
+    [[ $what == comm ]] || wait_for "$tmp/out0" "step [1-9]" "${pids[0]}"
     kill -0 "${pids[$survivor]}" 2>/dev/null || { cat "$tmp/out$survivor"; fail "$what: rank $survivor ended early"; }
     kill -STOP "${pids[$victim]}"
     start=$(date +%s)

@@ -100,7 +100,7 @@ int run_cli(int argc, char** argv) {
       if (s.app->parsed()) return s.cmd->run();
     }
     const RunConfig cfg = finalize_train_options(train, join_argv(argc, argv));
-    return run_training(cfg, train.html_path);
+    return run_training(cfg, train.html_path, train.progress);
   } catch (const Interrupted&) {
     return interrupted_status();
   } catch (const UsageError& e) {

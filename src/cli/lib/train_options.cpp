@@ -37,8 +37,8 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--gpus,--devices", o.gpus, "device counts to sweep, e.g. 1,2,4,8 (CPU: replicas)")->delimiter(',');
   app.add_option("--gpu-ids", o.gpu_ids, "device ordinals to use, e.g. 0,2,4,6")->delimiter(',');
   app.add_flag("--no-baseline", c.no_baseline, "do not add the 1-device run when the list lacks it");
-  app.add_option("--threads", c.threads, "CPU threads for this process (default: all cores)");
-  app.add_option("--threads-per-replica", c.threads_per_replica, "CPU threads per replica (default: threads / replicas)");
+  app.add_option("--threads", o.threads, "CPU threads for this process (default: all cores)");
+  app.add_option("--threads-per-replica", o.threads_per_replica, "CPU threads per replica (default: threads / replicas)");
   app.add_option("--cpu-conv-algo", o.cpu_conv_algo,
                  "CPU convolutions: fastest (per shape, once, at set-up: each pass's fastest oneDNN "
                  "implementation, and direct against Winograd for fp32 3x3 stride-1 layers) | direct | winograd "
@@ -83,7 +83,10 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--json", c.json_path, "write the result as JSON (atomically)");
   app.add_option("--trace", c.trace_path, "write a Chrome/Perfetto trace of the largest device count");
   app.add_option("--html", o.html_path, "write a self-contained HTML report (plots, tables, environment)");
-  app.add_flag("--no-progress", o.no_progress, "no progress line even on a terminal");
+  CLI::Option* no_progress = app.add_flag("--no-progress", o.no_progress, "no progress line even on a terminal");
+  app.add_flag("--progress", o.progress,
+               "the progress line on stderr even when not on a terminal, e.g. for a log that follows the run")
+      ->excludes(no_progress);
   app.add_flag("--no-check", o.no_check,
                "skip the correctness check of the model's layers and a few training steps before timing");
 }
@@ -126,9 +129,9 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
     throw UsageError("--cpu-conv-algo winograd: oneDNN's Winograd convolution is fp32 only, not --precision " +
                      std::string(precision_name(c.precision)));
 
-  c.batch_size = o.batch_size > 0 ? o.batch_size : (gpu ? 64 : 16);
-  if (o.batch_size < 0 || c.batch_size > 65536) {
-    throw UsageError("--batch-size " + std::to_string(o.batch_size) + " must be between 1 and 65536");
+  c.batch_size = o.batch_size.value_or(gpu ? 64 : 16);
+  if (c.batch_size < 1 || c.batch_size > 65536) {
+    throw UsageError("--batch-size " + std::to_string(c.batch_size) + " must be between 1 and 65536");
   }
   c.steps = o.steps != 0 ? o.steps : (gpu ? 20 : 10);
   c.warmup = o.warmup >= 0 ? o.warmup : (gpu ? 5 : 2);
@@ -143,7 +146,12 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   if (!(c.comm_timeout_s > 0)) throw UsageError("--comm-timeout must be positive (seconds)");
   if (c.num_classes < 1 || c.num_classes > 1000000) throw UsageError("--num-classes " + std::to_string(c.num_classes) + " must be between 1 and 1000000");
   if (c.image_size < 0 || c.image_size > 4096) throw UsageError("--image-size " + std::to_string(c.image_size) + " must be between 1 and 4096");
-  if (c.threads < 0 || c.threads_per_replica < 0) throw UsageError("--threads and --threads-per-replica must be positive");
+  for (const auto& [given, name] : {std::pair{o.threads, "--threads"}, std::pair{o.threads_per_replica, "--threads-per-replica"}}) {
+    if (given && *given < 1)
+      throw UsageError(std::string(name) + " " + std::to_string(*given) + " must be at least 1 (leave it out for the default)");
+  }
+  c.threads = o.threads.value_or(0);
+  c.threads_per_replica = o.threads_per_replica.value_or(0);
   if (!(c.lr >= 0) || !(c.momentum >= 0) || !(c.weight_decay >= 0)) throw UsageError("--lr, --momentum and --weight-decay must be >= 0");
   if (!(c.loss_scale >= 1)) throw UsageError("--loss-scale must be >= 1");
   if (c.forward_only && c.input_only) throw UsageError("--forward-only and --input-only exclude each other");

@@ -1,6 +1,7 @@
 // The training benchmark's command-line options (the top-level `mgbench` command) and their validation into
 // a RunConfig. Every rejection is a UsageError that names the option and what it accepts.
 #pragma once
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -25,8 +26,10 @@ struct TrainOptions {
   std::vector<std::string> transports;
   bool no_overlap = false;
   bool no_progress = false;
+  bool progress = false;  // --progress: the progress line on stderr even when not on a terminal
   bool no_check = false;
-  int64_t batch_size = 0;  // 0 = the device's default
+  std::optional<int64_t> batch_size;  // unset: the device's default
+  std::optional<int> threads, threads_per_replica;  // unset: derived from the cores (RunConfig's 0)
   int steps = 0, warmup = -1;
   std::string html_path;  // --html: not part of the run description (the JSON records the command line)
 };

@@ -63,16 +63,22 @@ int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch, c
   return 0;
 }
 
+// --progress: on stderr whatever it is, for a log that follows the run; otherwise on stdout when it is a terminal.
+std::unique_ptr<Progress> make_progress(const std::string& label, bool always) {
+  return always ? std::make_unique<Progress>(label, stderr, true) : std::make_unique<Progress>(label);
+}
+
 // --runs P: the whole benchmark P times, each in a fresh process (steps of one process share its memory and
 // thread placement, so only separate processes show how much a re-run moves), pooled into one result whose
 // CI comes from the runs' medians. The first run writes the --trace.
-int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const std::string& html_path) {
+int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const std::string& html_path,
+                           bool progress_always) {
   refuse_children_under_launcher(launch, "--runs");
   std::vector<std::vector<std::string>> extra;
   for (int i = 0; i < cfg.runs; ++i) extra.push_back({"--runs", "1", "--trace", i == 0 ? cfg.trace_path : ""});
   std::unique_ptr<Progress> progress;
   if (cfg.progress) {
-    progress = std::make_unique<Progress>(cfg.model);
+    progress = make_progress(cfg.model, progress_always);
     progress->set_unit("run");
   }
   const auto done = [&](size_t i, const nlohmann::json& part) {
@@ -97,12 +103,12 @@ int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const
 
 }  // namespace
 
-int run_training(const RunConfig& cfg, const std::string& html_path) {
+int run_training(const RunConfig& cfg, const std::string& html_path, bool progress_always) {
   const double started = unix_now_s();
   if (cfg.nccl_algo) setenv("NCCL_ALGO", kNcclAlgoNames.name(*cfg.nccl_algo), 1);  // read by NCCL at init
   const LaunchInfo launch = detect_launch();
   const bool lead = launch.rank == 0;
-  if (cfg.runs > 1) return run_pooled_in_children(cfg, launch, html_path);
+  if (cfg.runs > 1) return run_pooled_in_children(cfg, launch, html_path, progress_always);
   if (cfg.device == DeviceKind::Cuda && cfg.transports.size() > 1) return run_transports_in_children(cfg, launch, html_path);
 
   std::unique_ptr<Progress> progress;
@@ -111,7 +117,7 @@ int run_training(const RunConfig& cfg, const std::string& html_path) {
   if (lead && cfg.progress) {
     hooks.entry_started = [&](const std::string& l) {
       label = l;
-      progress = std::make_unique<Progress>(label);
+      progress = make_progress(label, progress_always);
     };
     hooks.progress = [&](int done, int total, double ips) {
       if (progress) progress->update(done, total, ips);
