@@ -1,6 +1,7 @@
 // The network families the registry offers; each builder lives in its own file (resnet.cpp, vgg.cpp, ...).
 #pragma once
 #include <cstdint>
+#include <string>
 
 #include "models/layer_desc.h"
 
@@ -11,5 +12,12 @@ ModelDesc build_vgg(int depth, int64_t num_classes);     // 16, 19
 ModelDesc build_alexnet(int64_t num_classes);
 ModelDesc build_inception3(int64_t num_classes);
 ModelDesc build_tiny(bool batch_norm, int64_t num_classes);
+
+// A GPT-2 language model's size; its classes are its vocabulary.
+struct Gpt2Config {
+  std::string name;
+  int64_t layers, heads, dim, vocab, max_positions;
+};
+ModelDesc build_gpt2(const Gpt2Config& c);
 
 }  // namespace mg

@@ -391,9 +391,8 @@ double forward_gflops_per_image(const ModelDesc& m, int64_t image_size) {
       const Shape& in = shapes[l.inputs[0]];
       macs += static_cast<double>(shapes[i].numel()) * (in.c() / l.conv.groups) * l.conv.kh * l.conv.kw;
     } else if (l.kind == LayerKind::Linear) {
-      const Shape& in = shapes[l.inputs[0]];
-      const double rows_features = in.rank() == 3 ? static_cast<double>(in[1]) * in[2] : in.c();
-      macs += rows_features * l.linear.out_features;
+      // At batch 1 the input holds one sample's rows (1, or its T tokens) of features.
+      macs += static_cast<double>(shapes[l.inputs[0]].numel()) * l.linear.out_features;
     } else if (l.kind == LayerKind::Attention) {
       const Shape& out = shapes[i];  // {1,T,C}: QK^T and PV are T*T*C multiply-adds each
       macs += 2.0 * out[1] * out[1] * out[2];

@@ -118,6 +118,51 @@ int NetBuilder::concat(const std::vector<int>& ins, const std::string& name) {
   return push(std::move(l), ins);
 }
 
+int NetBuilder::embedding(const std::string& name, int64_t vocab, int64_t dim, int64_t max_positions) {
+  LayerDesc l;
+  l.kind = LayerKind::Embedding;
+  l.name = name;
+  l.embedding = {vocab, dim, max_positions};
+  return push(std::move(l), {kInput});
+}
+
+int NetBuilder::layer_norm(int in, const std::string& name) {
+  LayerDesc l;
+  l.kind = LayerKind::LayerNorm;
+  l.name = name;
+  return push(std::move(l), {in});
+}
+
+int NetBuilder::gelu(int in, const std::string& name) {
+  LayerDesc l;
+  l.kind = LayerKind::Gelu;
+  l.name = name;
+  return push(std::move(l), {in});
+}
+
+int NetBuilder::attention(int in, const std::string& name, int64_t heads, bool causal) {
+  LayerDesc l;
+  l.kind = LayerKind::Attention;
+  l.name = name;
+  l.attention = {heads, causal};
+  return push(std::move(l), {in});
+}
+
+int NetBuilder::token_flatten(int in, const std::string& name) {
+  LayerDesc l;
+  l.kind = LayerKind::TokenFlatten;
+  l.name = name;
+  return push(std::move(l), {in});
+}
+
+ModelDesc NetBuilder::finish_tokens(int64_t default_seq_len) {
+  desc_.tokens = true;
+  desc_.default_image_size = default_seq_len;
+  desc_.min_image_size = 1;
+  infer_shapes(desc_, 1, default_seq_len);  // an inconsistent description fails here, at build time
+  return desc_;
+}
+
 ModelDesc NetBuilder::finish(int64_t default_image_size) {
   desc_.default_image_size = default_image_size;
   // Fails loudly here, at build time, if the description is inconsistent at its own default size.

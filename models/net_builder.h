@@ -30,12 +30,21 @@ class NetBuilder {
   int dropout(int in, const std::string& name, float p);
   int add(int a, int b, const std::string& name);
   int concat(const std::vector<int>& ins, const std::string& name);
+  // Transformer pieces (models/gpt2.cpp): token + position embedding of the input ids, layer norm, GELU,
+  // attention over a fused qkv, and {N,T,C} -> {N*T,C}.
+  int embedding(const std::string& name, int64_t vocab, int64_t dim, int64_t max_positions);
+  int layer_norm(int in, const std::string& name);
+  int gelu(int in, const std::string& name);
+  int attention(int in, const std::string& name, int64_t heads, bool causal);
+  int token_flatten(int in, const std::string& name);
 
   int64_t num_classes() const { return desc_.num_classes; }
 
   // Sets the default image size and derives min_image_size: the smallest size from which every size up to the
   // default builds, so the minimum is computed from the layers rather than remembered.
   ModelDesc finish(int64_t default_image_size);
+  // A language model's: token ids in, sequences of 1 to default_seq_len tokens (the position table's length).
+  ModelDesc finish_tokens(int64_t default_seq_len);
 
  private:
   int push(LayerDesc l, std::vector<int> inputs);

@@ -30,10 +30,17 @@ const std::vector<Entry>& catalogue() {
        [](int64_t c) { return build_alexnet(c); }},
       {{"inception3", {"inception_v3"}, "torchvision inception_v3 with aux_logits=False", false},
        [](int64_t c) { return build_inception3(c); }},
+      {{"gpt2", {"gpt2-small"},
+        "GPT-2 small (HF gpt2, 12x768, 12 heads); language model: size = sequence length, classes = its "
+        "50257-token vocabulary; lm_head untied from wte (+38.6 M over the published 124.4 M)",
+        false},
+       [](int64_t) { return build_gpt2({"gpt2", 12, 12, 768, 50257, 1024}); }},
       {{"tiny", {}, "test network: 2 conv+BN+ReLU blocks, trains in seconds on CPU", true},
        [](int64_t c) { return build_tiny(true, c); }},
       {{"tiny_nobn", {}, "test network: tiny without batch-norm, for exact gradient checks", true},
        [](int64_t c) { return build_tiny(false, c); }},
+      {{"gpt2-tiny", {}, "test network: GPT-2 with 2 layers, 2 heads, C=64, 256 byte tokens, up to 64 positions", true},
+       [](int64_t) { return build_gpt2({"gpt2-tiny", 2, 2, 64, 256, 64}); }},
   };
   return entries;
 }

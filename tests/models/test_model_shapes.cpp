@@ -16,14 +16,20 @@ std::string usage_message(const std::function<void()>& f) {
 }
 }  // namespace
 
-TEST_CASE("logits have shape {batch, classes} at the default size") {
+TEST_CASE("logits have shape {batch, classes} at the default size, {batch * tokens, vocabulary} for language models") {
   for (const std::string& name : model_names()) {
     INFO(name);
     const ModelDesc m = build_model(name, 17);
-    const auto s = infer_shapes(m, 3, m.default_image_size);
+    const int64_t size = m.default_image_size;
+    const auto s = infer_shapes(m, 3, size);
     REQUIRE(s.size() == m.layers.size());
-    CHECK(s[0] == Shape{3, 3, m.default_image_size, m.default_image_size});
-    CHECK(s.back() == Shape{3, 17});
+    if (m.tokens) {  // a language model's classes are its vocabulary, whatever is asked
+      CHECK(s[0] == Shape{3, size});
+      CHECK(s.back() == Shape{3 * size, m.num_classes});
+    } else {
+      CHECK(s[0] == Shape{3, 3, size, size});
+      CHECK(s.back() == Shape{3, 17});
+    }
   }
 }
 
@@ -109,7 +115,9 @@ TEST_CASE("the listing marks test networks and aliases") {
   CHECK(model_info("resnet").aliases == std::vector<std::string>{"resnet"});
   CHECK(model_info("inception3").note.find("aux_logits=False") != std::string::npos);
   const auto names = model_names();
-  CHECK(names.size() == 11);
+  CHECK(names.size() == 13);
+  CHECK(model_info("gpt2-tiny").test_network);
+  CHECK_FALSE(model_info("gpt2").test_network);
   CHECK(names.front() == "resnet18");
 }
 

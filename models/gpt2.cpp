@@ -1,0 +1,37 @@
+// GPT-2 as Hugging Face's GPT2LMHeadModel (and nanoGPT) build it: token + position embedding, pre-norm blocks
+// (ln_1, fused qkv c_attn, causal attention, c_proj, residual; ln_2, c_fc, tanh GELU, c_proj, residual), ln_f
+// and the lm_head, all Linear layers with bias except the head; no dropout (as benchmarks run it). The head's
+// weight is a parameter of its own here, not tied to the token table: mgbench's parameter store gives every
+// layer its own tensors, so GPT-2 small counts 163,037,184 parameters, the published 124,439,808 plus the
+// 50257 x 768 head. The logits are one row per token, {N*T, V}, so the trainer's cross-entropy takes them as
+// it takes images' (ln_f's output is flattened to rows before the head, which then is a plain 2-D Linear).
+#include "models/families.h"
+#include "models/net_builder.h"
+
+namespace mg {
+
+ModelDesc build_gpt2(const Gpt2Config& c) {
+  NetBuilder b(c.name, c.vocab);
+  int x = b.embedding("wte_wpe", c.vocab, c.dim, c.max_positions);
+  for (int64_t i = 0; i < c.layers; ++i) {
+    const std::string p = "h." + std::to_string(i) + ".";
+    int h = b.layer_norm(x, p + "ln_1");
+    h = b.linear(h, p + "attn.c_attn", 3 * c.dim);
+    h = b.attention(h, p + "attn", c.heads, true);
+    h = b.linear(h, p + "attn.c_proj", c.dim);
+    x = b.add(x, h, p + "add_1");
+    h = b.layer_norm(x, p + "ln_2");
+    h = b.linear(h, p + "mlp.c_fc", 4 * c.dim);
+    h = b.gelu(h, p + "mlp.gelu");
+    h = b.linear(h, p + "mlp.c_proj", c.dim);
+    x = b.add(x, h, p + "add_2");
+  }
+  x = b.layer_norm(x, "ln_f");
+  x = b.token_flatten(x, "tokens");
+  const int head = b.linear(x, "lm_head", c.vocab);
+  ModelDesc m = b.finish_tokens(c.max_positions);
+  m.layers[static_cast<size_t>(head)].linear.bias = false;
+  return m;
+}
+
+}  // namespace mg
