@@ -7,6 +7,7 @@
 #include <cstdint>
 #include <cstdio>
 #include <string>
+#include <utility>
 
 #include "core/error.h"
 
@@ -21,6 +22,15 @@ inline std::string input_file(const uint8_t* data, size_t size, const char* suff
   if (size) std::fwrite(data, 1, size, f);
   std::fclose(f);
   return path;
+}
+
+// Two inputs from one (the part before the first NUL and the part after it), for consumers of two files; without
+// a NUL both parts are the whole input.
+inline std::pair<std::string, std::string> split_at_nul(const uint8_t* data, size_t size) {
+  const std::string all(reinterpret_cast<const char*>(data), size);
+  const size_t nul = all.find('\0');
+  if (nul == std::string::npos) return {all, all};
+  return {all.substr(0, nul), all.substr(nul + 1)};
 }
 
 // Runs fn; mg::Error is the expected rejection of bad input.
