@@ -9,6 +9,11 @@
 # PROBE=1 (the default) runs scripts/machine-probe.sh right before each round's mgbench run and states that run as a
 # percentage of the FMA peak the probe just measured: a shared VM's peak moves between rounds (on the 2-core VM one
 # probe read 224 GFLOP/s and the next, 25 minutes later, 117), so a single probe cannot be the yardstick of all.
+# The percentage is given twice: direct-equivalent (the model's direct-convolution FLOPs, 3x forward per training
+# image) and executed (less what Winograd layers did not compute: scripts/onednn_flops.py), the latter from one
+# untimed 2-step run under ONEDNN_VERBOSE after the rounds (scripts/onednn-breakdown.py, OUT/flops/).
+# The DDP line is images over the wall time of the timed window on both sides (torch_ddp_cpu.py times the same).
+# Each PyTorch JSON records torch.__config__.show() (the build: BLAS, oneDNN, OpenMP, ISA).
 # Needs Debian's python3-torch and python3-torchvision (apt-get install them; /usr/bin/python3 is used).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +57,11 @@ log="$out/log.txt"
         --threads "$threads" | tee "$out/torch-ddp-$r.json"
     fi
   done
+  if [[ ${PROBE:-1} == 1 ]]; then
+    echo "\$ scripts/onednn-breakdown.py $out/flops --mgbench $mg -- --device cpu --gpus 1 --model $model --batch-size $batch --steps 2 --warmup 1 --threads $threads"
+    /usr/bin/python3 "$root/scripts/onednn-breakdown.py" "$out/flops" --mgbench "$mg" -- --device cpu --gpus 1 \
+      --model "$model" --batch-size "$batch" --steps 2 --warmup 1 --threads "$threads"
+  fi
 } 2>&1 | tee "$log"
 python3 - "$out" "$rounds" "${PROBE:-1}" "$threads" <<'PY' | tee -a "$log"
 import json, os, statistics, sys
@@ -79,21 +89,32 @@ if os.path.exists(os.path.join(out, "mgbench-2-1.json")):
                            for r in range(1, rounds + 1))
     t2 = statistics.median(last_json(os.path.join(out, f"torch-ddp-{r}.json"))["images_per_sec"]
                            for r in range(1, rounds + 1))
-    lines.append(f"2 replicas, images over wall time: mgbench {m2:.2f} img/s, PyTorch DDP (gloo) {t2:.2f} img/s, "
-                 f"ratio {m2 / t2:.3f}")
+    lines.append(f"2 replicas, images over the wall time of the timed window on both sides: mgbench {m2:.2f} img/s, "
+                 f"PyTorch DDP (gloo) {t2:.2f} img/s, ratio {m2 / t2:.3f}")
 if probed:
     # Training FLOPs per image: forward, and backward's two passes of the same size (data and weights).
     fwd = next(m["gflops_per_image"] for m in json.load(open(os.path.join(out, "models.json")))["models"]
                if m["name"] == json.load(open(os.path.join(out, "mgbench-1.json")))["config"]["model"])
+    # Executed: less what Winograd's F(4x4, 3x3) did not compute, from the untimed verbose run (onednn_flops.py).
+    bd = json.load(open(os.path.join(out, "flops", "breakdown.json")))
+    executed = 3 * fwd - (bd["step_gflop_direct"] - bd["step_gflop_executed"]) / bd["batch_size"]
+    wino_runs = sorted({json.load(open(os.path.join(out, f"mgbench-{r}.json")))["runs"][0].get("conv_algorithms", {})
+                        .get("winograd", 0) for r in range(1, rounds + 1)})
     pct = []
     for r in range(1, rounds + 1):
         probe = json.load(open(os.path.join(out, f"probe-{r}.json")))
         # With fewer threads than cores, the peak of the cores mgbench used.
         peak = probe["fma_gflops_all_cores"] * min(threads, probe["cores"]) / probe["cores"]
-        pct.append((100 * sides["mgbench"][r - 1][0] * 3 * fwd / peak, peak))
-    lines.append(f"mgbench % of the FMA peak ({3 * fwd:.2f} GFLOP per training image, each round against the probe "
-                 f"run just before it): median {statistics.median(p for p, _ in pct):.1f} %; rounds: "
-                 + ", ".join(f"{p:.1f} % [{peak:.0f}]" for p, peak in pct))
+        ips = sides["mgbench"][r - 1][0]
+        pct.append((100 * ips * 3 * fwd / peak, 100 * ips * executed / peak, peak))
+    lines.append(f"mgbench % of the FMA peak, each round against the probe run just before it: direct-equivalent "
+                 f"({3 * fwd:.2f} GFLOP per training image) median {statistics.median(p[0] for p in pct):.1f} %, "
+                 f"executed ({executed:.2f} GFLOP: {bd['winograd_layers']:g} Winograd F(4x4, 3x3) layers) median "
+                 f"{statistics.median(p[1] for p in pct):.1f} %; rounds: "
+                 + ", ".join(f"{d:.1f} / {e:.1f} % [{peak:.0f}]" for d, e, peak in pct))
+    if wino_runs != [bd["winograd_layers"]]:
+        lines.append(f"note: the timed runs chose {wino_runs} Winograd layers, the verbose run {bd['winograd_layers']:g}: "
+                     "the executed figure is for the verbose run's choice")
 text = "\n".join(lines)
 print(text)
 open(os.path.join(out, "summary.txt"), "w").write(text + "\n")

@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Peak memory of one CPU training run (issue 16): mgbench's own allocation high-water mark (peak_memory_bytes
-# in its JSON) and the whole process's peak resident set, beside PyTorch's reference loop
-# (scripts/torch_reference.py, NCHW and channels-last; its peak_rss_bytes is the whole Python process) at the
-# same model and batch. MGBENCH_BEFORE=path adds another mgbench binary (e.g. a build of main) to compare;
+# Peak memory of one CPU training run: the whole process's peak resident set of mgbench and of PyTorch's
+# reference loop (scripts/torch_reference.py, NCHW and channels-last; the whole Python process) at the same model
+# and batch, compared process against process; mgbench's own allocation high-water mark (peak_memory_bytes in its
+# JSON) is printed beside its process figure. MGBENCH_BEFORE=path adds another mgbench binary (e.g. a build of main) to compare;
 # TORCH=0 skips PyTorch (keeping earlier torch-*.json in OUT).
 #   scripts/bench-memory.sh [MODEL] [BATCH]     (OUT defaults to results/cpu/<date>-speed-memory-<model>-b<batch>)
 # Needs Debian's python3-torch and python3-torchvision (/usr/bin/python3).
@@ -48,12 +48,16 @@ import json, os, sys
 out = sys.argv[1]
 rss = dict(l.split() for l in open(os.path.join(out, "rss.txt")))
 gib = lambda b: f"{int(b) / 2**30:.2f} GiB"
+# Comparisons are process peak against process peak, both measured the same way (this script's wrapper);
+# mgbench's allocation high-water mark is its own, smaller, figure and is never set against PyTorch's process.
 for name in ("mgbench", "mgbench-before"):
     p = os.path.join(out, name + ".json")
     if os.path.exists(p):
         peak = json.load(open(p))["runs"][0]["peak_memory_bytes"]
-        print(f"{name}: allocations peak {gib(peak)}, process peak RSS {gib(rss[name])}")
+        print(f"{name}: process peak RSS {gib(rss[name])} (its allocations' own peak {gib(peak)})")
 for layout in ("nchw", "channels-last"):
-    t = json.loads(open(os.path.join(out, f"torch-{layout}.json")).read().strip().splitlines()[-1])
-    print(f"pytorch {layout}: process peak RSS {gib(t['peak_rss_bytes'])} (python included)")
+    name = f"torch-{layout}"
+    if name in rss:
+        print(f"pytorch {layout}: process peak RSS {gib(rss[name])} (python included); "
+              f"mgbench / pytorch process peaks = {int(rss['mgbench']) / int(rss[name]):.2f}x")
 PY

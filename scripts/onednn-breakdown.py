@@ -5,8 +5,10 @@ Runs mgbench once with ONEDNN_VERBOSE=1, keeps the timed steps' primitive execut
 (primitive, propagation kind): milliseconds per step, share of the step, executions per step and, for
 convolutions and inner products, the GFLOP/s achieved from the problem shapes oneDNN prints. With a probe file
 (scripts/machine-probe.sh) it also gives each as a percentage of the machine's measured FMA peak: the ceiling a
-whole training step cannot pass is the convolutions' own rate, which this shows next to the step's. FLOPs are
-those of the problem shapes (direct convolution) also where oneDNN ran Winograd, which performs fewer.
+whole training step cannot pass is the convolutions' own rate, which this shows next to the step's. Every rate
+and percentage is given twice (scripts/onednn_flops.py): "direct" counts the problem shapes' direct-convolution
+FLOPs, also where oneDNN ran Winograd; "executed" counts what the implementations computed (Winograd F(4x4, 3x3)
+does 36 multiply-adds per 4x4 output tile and channel pair where direct convolution does 144).
 
     scripts/onednn-breakdown.py OUT_DIR [--probe probe.json] [--mgbench build/mgbench] -- --model resnet50 ...
 
@@ -19,32 +21,16 @@ import collections
 import json
 import math
 import os
-import re
 import subprocess
 import sys
 
-SHAPE_TOKEN = re.compile(r"(mb|ic|oc|id|od|kd|ih|oh|kh|iw|ow|kw|g)(\d+)")
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from onednn_flops import direct_flops, executed_flops  # noqa: E402
 
 
 def die(msg, code=2):
     print(f"onednn-breakdown: {msg}", file=sys.stderr)
     sys.exit(code)
-
-
-def flops(prim, problem):
-    """Multiply-adds x 2 of one execution, from oneDNN's problem descriptor; None for other primitives."""
-    if prim not in ("convolution", "inner_product"):
-        return None
-    v = {}
-    for key, val in SHAPE_TOKEN.findall(problem):
-        v.setdefault(key, int(val))
-    g = v.get("g", 1)
-    out_spatial = v.get("od", 1) * v.get("oh", 1) * v.get("ow", 1)
-    kernel = v.get("kd", 1) * v.get("kh", 1) * v.get("kw", 1)
-    if prim == "inner_product":  # ih/iw present when the source is spatial: they are part of the reduction
-        kernel = v.get("id", 1) * v.get("ih", 1) * v.get("iw", 1)
-        out_spatial = 1
-    return 2.0 * v["mb"] * v["oc"] * out_spatial * (v["ic"] // g) * kernel
 
 
 def read_peak(path):
@@ -118,59 +104,74 @@ def main():
     step_ms = 1e3 * run["step_time"]["median_s"]
     rows = timed_rows(parse(log), steps, cfg.get("accum_steps", 1))
 
-    agg = collections.defaultdict(lambda: {"ms": 0.0, "n": 0, "flop": 0.0, "impls": set()})
+    agg = collections.defaultdict(lambda: {"ms": 0.0, "n": 0, "flop": 0.0, "exec_flop": 0.0, "impls": set()})
     for r in rows:
         e = agg[(r["prim"], r["prop"])]
         e["ms"] += r["ms"]
         e["n"] += 1
         e["impls"].add(r["impl"])
-        fl = flops(r["prim"], r["problem"])
+        fl = direct_flops(r["prim"], r["problem"])
         if fl:
             e["flop"] += fl
+            e["exec_flop"] += executed_flops(r["prim"], r["impl"], r["prop"], r["problem"])
     onednn_ms = sum(e["ms"] for e in agg.values()) / steps
     table = []
     for (prim, prop), e in sorted(agg.items(), key=lambda kv: -kv[1]["ms"]):
         gflops = e["flop"] / (e["ms"] * 1e-3) / 1e9 if e["flop"] else None
+        exec_gflops = e["exec_flop"] / (e["ms"] * 1e-3) / 1e9 if e["flop"] else None
         table.append({"primitive": prim, "prop": prop, "ms_per_step": e["ms"] / steps, "per_step": e["n"] / steps,
-                      "share_of_step": e["ms"] / steps / step_ms, "gflops": gflops,
+                      "share_of_step": e["ms"] / steps / step_ms, "gflops": gflops, "executed_gflops": exec_gflops,
                       "pct_of_peak": 100 * gflops / peak if gflops and peak else None,
+                      "executed_pct_of_peak": 100 * exec_gflops / peak if exec_gflops and peak else None,
                       "implementations": sorted(e["impls"])})
-    # Winograd does fewer multiplies than the problem shape implies; its GFLOP/s are direct-convolution FLOPs per
-    # second (what the step has to compute), not arithmetic the FMA units did.
+    # "gflops": direct-convolution FLOPs per second (what the step has to compute); "executed_gflops": what ran.
     wino_ms = sum(r["ms"] for r in rows if r["prim"] == "convolution" and "wino" in r["impl"]) / steps
     conv = [e for (p, _), e in agg.items() if p == "convolution"]
     conv_ms = sum(e["ms"] for e in conv)
     conv_flop = sum(e["flop"] for e in conv)
+    conv_exec = sum(e["exec_flop"] for e in conv)
     all_flop = sum(e["flop"] for e in agg.values())
+    all_exec = sum(e["exec_flop"] for e in agg.values())
+    wino = [r for r in rows if r["prim"] == "convolution" and "wino" in r["impl"]]
     summary = {
         "model": cfg["model"], "batch_size": cfg["batch_size"], "steps": steps, "cpu": result["environment"]["cpu"],
         "step_ms": step_ms, "onednn_ms_per_step": onednn_ms, "outside_onednn_ms_per_step": step_ms - onednn_ms,
         "conv_ms_per_step": conv_ms / steps, "conv_gflops": conv_flop / (conv_ms * 1e-3) / 1e9 if conv_ms else None,
-        "step_gflops": all_flop / steps / (step_ms * 1e-3) / 1e9, "fma_peak_gflops": peak, "rows": table,
-        "winograd_conv_ms_per_step": wino_ms,
+        "conv_executed_gflops": conv_exec / (conv_ms * 1e-3) / 1e9 if conv_ms else None,
+        "step_gflops": all_flop / steps / (step_ms * 1e-3) / 1e9,
+        "step_executed_gflops": all_exec / steps / (step_ms * 1e-3) / 1e9,
+        "step_gflop_direct": all_flop / steps / 1e9, "step_gflop_executed": all_exec / steps / 1e9,
+        "winograd_executions_per_step": len(wino) / steps,
+        "winograd_layers": sum(r["prop"] == "forward_training" for r in wino) / steps / cfg.get("accum_steps", 1),
+        "fma_peak_gflops": peak, "rows": table, "winograd_conv_ms_per_step": wino_ms,
     }
     if peak:
-        summary["conv_pct_of_peak"] = 100 * summary["conv_gflops"] / peak if summary["conv_gflops"] else None
-        summary["step_pct_of_peak"] = 100 * summary["step_gflops"] / peak
+        for k in ("conv", "conv_executed", "step", "step_executed"):
+            g = summary[k + "_gflops"]
+            summary[k + "_pct_of_peak"] = 100 * g / peak if g else None
     with open(os.path.join(a.out_dir, "breakdown.json"), "w") as f:
         json.dump(summary, f, indent=1)
 
     pct = lambda x: f"{x:5.1f}%" if x is not None else "     -"
     print(f"{cfg['model']} batch {cfg['batch_size']}: step {step_ms:.1f} ms (result), oneDNN {onednn_ms:.1f} ms, "
           f"outside oneDNN {step_ms - onednn_ms:.1f} ms, {steps} timed steps")
-    print(f"{'primitive':<22}{'prop':<18}{'ms/step':>9}{'share':>8}{'n/step':>8}{'GFLOP/s':>9}{'peak':>8}")
+    print("GFLOP/s and % of peak: direct-equivalent (the shapes' direct-convolution FLOPs) / executed (what ran)")
+    print(f"{'primitive':<22}{'prop':<18}{'ms/step':>9}{'share':>8}{'n/step':>8}{'GFLOP/s':>15}{'peak':>16}")
     for t in table:
-        gf = f"{t['gflops']:9.0f}" if t["gflops"] else "        -"
+        gf = f"{t['gflops']:7.0f}/{t['executed_gflops']:<7.0f}" if t["gflops"] else "              -"
         print(f"{t['primitive']:<22}{t['prop']:<18}{t['ms_per_step']:9.1f}{pct(100 * t['share_of_step'])}"
-              f"{t['per_step']:8.0f}{gf}{pct(t['pct_of_peak'])}")
-    line = f"convolutions: {summary['conv_ms_per_step']:.1f} ms/step at {summary['conv_gflops']:.0f} GFLOP/s; " \
-           f"whole step {summary['step_gflops']:.0f} GFLOP/s"
-    if peak:
-        line += f" ({summary['conv_pct_of_peak']:.1f} % and {summary['step_pct_of_peak']:.1f} % of the {peak:.0f} GFLOP/s probe)"
+              f"{t['per_step']:8.0f}{gf}{pct(t['pct_of_peak'])} /{pct(t['executed_pct_of_peak'])}")
+    line = f"convolutions: {summary['conv_ms_per_step']:.1f} ms/step at {summary['conv_gflops']:.0f} GFLOP/s " \
+           f"direct-equivalent, {summary['conv_executed_gflops']:.0f} executed; whole step " \
+           f"{summary['step_gflops']:.0f} direct-equivalent, {summary['step_executed_gflops']:.0f} executed"
     print(line)
+    if peak:
+        print(f"% of the {peak:.0f} GFLOP/s probe: convolutions {summary['conv_pct_of_peak']:.1f} % direct-equivalent, "
+              f"{summary['conv_executed_pct_of_peak']:.1f} % executed; whole step {summary['step_pct_of_peak']:.1f} % "
+              f"direct-equivalent, {summary['step_executed_pct_of_peak']:.1f} % executed")
     if wino_ms:
-        print(f"of which Winograd: {wino_ms:.1f} ms/step; GFLOP/s count the direct convolution's FLOPs, "
-              "more than Winograd performs")
+        print(f"of which Winograd F(4x4, 3x3): {wino_ms:.1f} ms/step; per step {summary['step_gflop_direct']:.2f} GFLOP "
+              f"direct-equivalent, {summary['step_gflop_executed']:.2f} GFLOP executed")
 
 
 if __name__ == "__main__":

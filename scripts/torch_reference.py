@@ -154,6 +154,8 @@ def main():
         "peak_memory_allocated_bytes": torch.cuda.max_memory_allocated(dev) if on_gpu else None,
         "peak_memory_reserved_bytes": torch.cuda.max_memory_reserved(dev) if on_gpu else None,
         "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        # The build the figure came from (BLAS, oneDNN, OpenMP, compiler, ISA), as torch reports it.
+        "torch_config": torch.__config__.show(),
     }
     print(json.dumps(out))
 
