@@ -20,7 +20,7 @@ command -v tc >/dev/null || skip "tc is not installed"
 ip netns add "$ns0" 2>"$tmp/err" || skip "cannot create network namespaces: $(head -1 "$tmp/err")"
 ip netns add "$ns1" 2>"$tmp/err" || skip "cannot create network namespaces: $(head -1 "$tmp/err")"
 for n in "$ns0" "$ns1"; do ip -n "$n" link set lo up || fail "lo up in $n"; done
-# NETNS_LINK=none: the caller joins the namespaces itself (results/predict/validate_netns.sh: a delay line).
+# NETNS_LINK=none: the caller joins the namespaces itself (dev/predict/validate_netns.sh: a delay line).
 [ "${NETNS_LINK:-veth}" = none ] && return 0
 ip link add "$v0" type veth peer name "$v1" 2>"$tmp/err" || skip "cannot create a veth pair: $(head -1 "$tmp/err")"
 ip link set "$v0" netns "$ns0" && ip link set "$v1" netns "$ns1" || fail "moving veth ends into namespaces"

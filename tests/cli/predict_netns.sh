@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The fast subset of results/predict/validate_netns.sh: two ranks in two network namespaces joined by the delay
-# line (results/predict/netwire.cpp, 2 ms one way) shaped with tc tbf to 100 Mbit/s, ResNet-18 (32 px) with
+# The fast subset of dev/predict/validate_netns.sh: two ranks in two network namespaces joined by the delay
+# line (dev/predict/netwire.cpp, 2 ms one way) shaped with tc tbf to 100 Mbit/s, ResNet-18 (32 px) with
 # 1 MiB buckets and overlap, predicted from an alternating 1-device profile and a mgbench comm curve of the same
 # link. The link itself is checked first: TCP round trip about 4 ms (two 2 ms delays), bulk rate near 100 Mbit/s,
 # nothing dropped by the delay line. Communication is most of this step (a model without it
@@ -13,7 +13,7 @@ set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
-MGBENCH="$MGBENCH" bash "$here/results/predict/validate_netns.sh" "$out" quick >"$out/log" 2>&1
+MGBENCH="$MGBENCH" bash "$here/dev/predict/validate_netns.sh" "$out" quick >"$out/log" 2>&1
 status=$?
 [ $status -eq 77 ] && { grep -m1 skip "$out/log"; exit 77; }
 [ $status -eq 0 ] || { cat "$out/log"; echo "FAIL: validation run"; exit 1; }

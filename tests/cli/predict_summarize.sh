@@ -1,34 +1,35 @@
 #!/usr/bin/env bash
-# results/predict/summarize.py on a case run several times: every figure of the case is the median over its
+# scripts/predict-summarize.py on a case run several times: every figure of the case is the median over its
 # repetitions (each predicted from its own profile) and the error compares the median prediction with the
 # median measurement; a case of one repetition, as older runs' cases.tsv without the count, reads as before.
 # Beside every prediction the naive forecast (2 x the 1-device rate) and its error; given two run folders, one
 # line per run with both link models and the naive forecast. The repetitions are the committed raw JSON of one
-# case from three validation runs.
+# case from three validation runs (results/predict/<run>/raw.tar.xz).
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 case=r100d0_tiny_b25_overlap_fp32
-mkdir -p "$out/raw"
+mkdir -p "$out/raw" "$out/src"
 k=1
 for run in netns-2026-11-24c netns-2026-11-26 netns-2026-11-26b; do
+  mkdir -p "$out/src/$run"
+  tar -xJf "$here/results/predict/$run/raw.tar.xz" -C "$out/src/$run" || exit 1
   stem=$case
   [ $k -gt 1 ] && stem=$case.r$k
   for kind in profile measured pred_comm pred_spec; do
-    cp "$here/results/predict/$run/raw/$case.$kind.json" "$out/raw/$stem.$kind.json" || exit 1
+    cp "$out/src/$run/raw/$case.$kind.json" "$out/raw/$stem.$kind.json" || exit 1
   done
   k=$((k + 1))
 done
 # Case B: one repetition, the older 9-column line.
-cp "$here/results/predict/netns-2026-11-26/raw/$case.profile.json" "$out/raw/one.profile.json"
-for kind in measured pred_comm pred_spec; do
-  cp "$here/results/predict/netns-2026-11-26/raw/$case.$kind.json" "$out/raw/one.$kind.json"
+for kind in profile measured pred_comm pred_spec; do
+  cp "$out/src/netns-2026-11-26/raw/$case.$kind.json" "$out/raw/one.$kind.json" || exit 1
 done
 printf '%s\t100mbit\ttiny\t25\toverlap\tfp32\t0.5\t10:00:00\t0\t3\n' "$case" >"$out/cases.tsv"
 printf 'one\t100mbit\ttiny\t25\toverlap\tfp32\t0.5\t10:01:00\t0\n' >>"$out/cases.tsv"
-python3 "$here/results/predict/summarize.py" "$out" >"$out/log" 2>&1 || { cat "$out/log"; echo "FAIL: summarize"; exit 1; }
-python3 - "$here/results/predict" "$out" "$case" <<'PY' || exit 1
+python3 "$here/scripts/predict-summarize.py" "$out" >"$out/log" 2>&1 || { cat "$out/log"; echo "FAIL: summarize"; exit 1; }
+python3 - "$out/src" "$out" "$case" <<'PY' || exit 1
 import json, statistics, sys
 src, out, case = sys.argv[1:]
 def rate(run, kind):
@@ -69,7 +70,7 @@ PY
 mkdir -p "$out/second/raw"
 cp "$out/raw/one."* "$out/second/raw/"
 printf 'one\t100mbit\ttiny\t25\toverlap\tfp32\t0.5\t10:01:00\t0\n' >"$out/second/cases.tsv"
-python3 "$here/results/predict/summarize.py" "$out" "$out/second" >"$out/runs" 2>&1 || { cat "$out/runs"; echo "FAIL: two runs"; exit 1; }
+python3 "$here/scripts/predict-summarize.py" "$out" "$out/second" >"$out/runs" 2>&1 || { cat "$out/runs"; echo "FAIL: two runs"; exit 1; }
 python3 - "$out" <<'PY' || exit 1
 import re, sys
 out = sys.argv[1]
