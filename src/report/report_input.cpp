@@ -23,6 +23,18 @@ std::string text(const json& j, const char* key) {
   return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
 }
 
+// A field of another type reads as false, as number() and text() fall back: json::value would throw type_error.
+bool flag(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_boolean() && it->get<bool>();
+}
+
+// A member that is not an object reads as an empty one (json::value on a non-object throws type_error).
+json object(const json& j, const char* key) {
+  const auto it = j.find(key);
+  return it != j.end() && it->is_object() ? *it : json::object();
+}
+
 std::vector<std::string> strings(const json& j, const char* key) {
   std::vector<std::string> out;
   const auto it = j.find(key);
@@ -58,7 +70,7 @@ CommInput comm_from_json(const json& j, const std::string& path) {
     row.time_us = number(r, "time_us");
     row.algbw_GBps = number(r, "algbw_GBps");
     row.busbw_GBps = number(r, "busbw_GBps");
-    row.in_place = r.value("in_place", false);
+    row.in_place = flag(r, "in_place");
     row.devices = static_cast<int>(number(r, "devices"));
     row.wrong = static_cast<int64_t>(number(r, "wrong"));
     c.rows.push_back(row);
@@ -83,7 +95,7 @@ CompareInput compare_from_json(const json& j, const std::string& path) {
   c.base_files = strings(j, "base_files");
   c.new_files = strings(j, "new_files");
   c.warnings = strings(j, "warnings");
-  c.regression = j.value("regression", false);
+  c.regression = flag(j, "regression");
   return c;
 }
 
@@ -91,10 +103,9 @@ CompareInput compare_from_json(const json& j, const std::string& path) {
 
 ComparePair compare_pair_from_json(const json& p) {
   ComparePair out;
-  const json key = p.value("key", json::object());
-  out.label = key.is_object() ? text(key, "label") : std::string();
+  out.label = text(object(p, "key"), "label");
   out.verdict = text(p, "verdict");
-  const json base = p.value("base", json::object()), next = p.value("new", json::object());
+  const json base = object(p, "base"), next = object(p, "new");
   const json ratio = p.value("ratio", json());
   if (ratio.is_object()) {
     out.ratio = number(ratio, "value");
@@ -119,10 +130,10 @@ ComparePair compare_pair_from_json(const json& p) {
       out.interval_from_sides = true;
     }
   }
-  out.regression = out.verdict == "regression" || p.value("efficiency_drop", false);
+  out.regression = out.verdict == "regression" || flag(p, "efficiency_drop");
   std::string notes;
   for (const std::string& n : strings(p, "notes")) notes += (notes.empty() ? "" : "; ") + n;
-  if (p.value("efficiency_drop", false)) notes = "scaling efficiency dropped" + std::string(notes.empty() ? "" : "; ") + notes;
+  if (flag(p, "efficiency_drop")) notes = "scaling efficiency dropped" + std::string(notes.empty() ? "" : "; ") + notes;
   out.notes = notes;
   return out;
 }
@@ -130,7 +141,7 @@ ComparePair compare_pair_from_json(const json& p) {
 void add_report_json(ReportInputs& in, const json& j, const std::string& path) {
   if (j.is_object() && j.contains("schema_version") && j.contains("runs")) {
     in.results.push_back({"", path, result_from_json(j, path)});
-  } else if (j.is_object() && j.value("tool", "") == "mgbench comm") {
+  } else if (j.is_object() && text(j, "tool") == "mgbench comm") {
     in.comms.push_back(comm_from_json(j, path));
   } else if (j.is_object() && j.contains("compare_schema_version")) {
     in.compares.push_back(compare_from_json(j, path));
