@@ -91,7 +91,8 @@ void plan_fusions(const ModelDesc& m, const GraphPlanOptions& o, GraphPlan& p) {
 }
 
 int place(GraphPlan& p, PlannedTensor::Kind kind, int layer, int input, const Shape& shape, int first, int last) {
-  const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(p.act);
+  const DType t = kind == PlannedTensor::Kind::Output && layer == 0 ? p.input : p.act;
+  const size_t bytes = static_cast<size_t>(shape.numel()) * dtype_size(t);
   p.tensors.push_back({kind, layer, input, shape, Lifetime{bytes, first, last}, -1});
   return static_cast<int>(p.tensors.size()) - 1;
 }
@@ -204,6 +205,7 @@ GraphPlan plan_graph(const ModelDesc& m, const GraphPlanOptions& o) {
   const int n = static_cast<int>(m.layers.size());
   GraphPlan p;
   p.act = activation_dtype(o.precision);
+  p.input = m.tokens ? DType::I32 : p.act;
   p.training = o.training;
   p.layers.resize(n);
   for (int i = 0; i < n; ++i) p.layers[i].shape = shapes[i];

@@ -77,6 +77,7 @@ struct PlannedTensor {
 
 struct GraphPlan {
   DType act = DType::F32;
+  DType input = DType::F32;  // layer 0's output: the images in act, or a language model's int32 token ids
   bool training = false;
   std::vector<LayerPlan> layers;
   std::vector<PlannedTensor> tensors;  // in the order the memory plan placed them

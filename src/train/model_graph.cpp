@@ -52,6 +52,7 @@ void ModelGraph::create_buffers() {
   out_.resize(n);
   grad_.resize(n);
   for (int i = 0; i < n; ++i) out_[i] = at(plan_.layers[i].out_buffer, plan_.layers[i].shape);
+  out_[0].dtype = plan_.input;
   if (training_) {
     din_.resize(n);
     add_.resize(n);
@@ -95,7 +96,12 @@ void ModelGraph::bind(const ParamStore& store) {
 
 void ModelGraph::forward(const Tensor& images, bool training) {
   MG_ENSURE(images.shape == out_[0].shape, "input batch " + images.shape.str() + " != " + out_[0].shape.str());
-  be_.cast(out_[0], images);  // fp32 -> activation dtype (a copy at fp32)
+  if (out_[0].dtype == DType::I32) {  // a language model's token ids, as they are
+    MG_ENSURE(images.dtype == DType::I32, "token ids must be int32, got " + std::string(dtype_name(images.dtype)));
+    be_.copy_d2d(out_[0].data, images.data, images.bytes(), StreamKind::Compute);
+  } else {
+    be_.cast(out_[0], images);  // fp32 -> activation dtype (a copy at fp32)
+  }
   for (size_t i = 1; i < ops_.size(); ++i) {
     if (!ops_[i]) continue;                                  // a ReLU fused into its producer
     if (plan_.layers[i].add_by >= 0) continue;                // an Add its batch norm computed

@@ -28,7 +28,7 @@ class ModelGraph {
   std::vector<std::vector<ParamShape>> param_shapes() const;
   void bind(const ParamStore& store);
 
-  // images: fp32 NHWC {N,3,H,W} on the device.
+  // images: fp32 NHWC {N,3,H,W} on the device; for a language model, int32 token ids {N,T}.
   void forward(const Tensor& images, bool training);
   // Mean softmax cross-entropy against labels; dlogits scaled by loss_scale. The loss stays on the device
   // (loss_tensor()) so nothing here synchronises.
