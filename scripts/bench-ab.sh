@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Before/after of two mgbench binaries on this machine: BEFORE and AFTER alternate, the order swapped every
 # round, with the same arguments; raw JSON and output per run in OUT, and a summary (img/s per round, median,
-# ratio, peak memory) in OUT/summary.txt. Run it under the measurement lock on a shared machine.
+# ratio AFTER / BEFORE of img/s, so below 1 means AFTER is slower, and that direction in words, peak memory) in
+# OUT/summary.txt. Run it under the measurement lock on a shared machine.
 #   BEFORE=old/mgbench AFTER=new/mgbench scripts/bench-ab.sh OUT ROUNDS [mgbench arguments]
 #   default arguments: --model resnet50 --device cpu --gpus 1 --steps 10
 set -euo pipefail
@@ -55,4 +56,8 @@ b = statistics.median(x[0] for x in rows["before"])
 a = statistics.median(x[0] for x in rows["after"])
 pairs = [x[0] / y[0] for x, y in zip(rows["after"], rows["before"])]
 print(f"after / before: {a / b:.3f} (medians); per round {', '.join(f'{p:.3f}' for p in pairs)}")
+# Which way it went, in words: a ratio below 1 is AFTER slower (fewer images per second).
+faster, slower = sum(p > 1 for p in pairs), sum(p < 1 for p in pairs)
+print(f"direction: AFTER {abs(a / b - 1) * 100:.1f} % {'faster' if a > b else 'slower'} than BEFORE (img/s, medians); "
+      f"faster in {faster} of {len(pairs)} rounds, slower in {slower}")
 PY

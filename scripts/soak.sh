@@ -1,14 +1,16 @@
 #!/usr/bin/env bash
 # Soak test (not in CI): a long CPU training run in two shapes at once -- one process with 2 replicas as threads,
 # and 2 env-launched processes with one replica each on loopback -- sampling every process's resident memory,
-# open file descriptors and threads over time, then checking that memory and descriptors stay flat and that
-# step times do not drift (median of the first tenth of the timed steps against the last tenth).
+# open file descriptors and threads over time; scripts/soak-check.py then judges the series: memory, descriptors
+# and threads must not grow and step times must not drift (median of the last tenth of the timed steps against
+# the first) by more than its limits.
 #
-#   scripts/soak.sh [--minutes M] [--out DIR] [--mgbench BIN] [--model NAME]
+#   scripts/soak.sh [--minutes M] [--out DIR] [--mgbench BIN] [--model NAME] [--interval S] [--max-drift F]
 #
-# Defaults: 180 minutes, results/soak/<UTC date>/, build/mgbench, resnet18 at 64x64, batch 8.
-# The binary is copied first, so rebuilding during a soak does not change what runs. Exit 0 when memory and
-# descriptors stayed flat, 1 when they grew (the numbers are in DIR/summary.json either way).
+# Defaults: 180 minutes, results/soak/<UTC date>/, build/mgbench, resnet18 at 64x64, batch 8, a sample every 15 s,
+# drift limit 0.10. The binary is copied first, so rebuilding during a soak does not change what runs. Exit 0 when
+# everything stayed flat, 1 when something grew or drifted or a run failed (the numbers are in DIR/summary.json
+# either way), 2 for bad arguments.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 minutes=180
@@ -16,17 +18,24 @@ out=""
 bin="$root/build/mgbench"
 model=resnet18
 interval=15
+max_drift=0.10
+usage() { echo "soak: $*" >&2; exit 2; }
 while (($#)); do
+  (($# >= 2)) || usage "$1 needs a value (--minutes M --out DIR --mgbench BIN --model NAME --interval S --max-drift F)"
   case $1 in
     --minutes) minutes=$2; shift 2 ;;
     --out) out=$2; shift 2 ;;
     --mgbench) bin=$2; shift 2 ;;
     --model) model=$2; shift 2 ;;
     --interval) interval=$2; shift 2 ;;
-    *) echo "soak: unknown argument $1 (--minutes M --out DIR --mgbench BIN --model NAME --interval S)" >&2; exit 2 ;;
+    --max-drift) max_drift=$2; shift 2 ;;
+    *) usage "unknown argument $1 (--minutes M --out DIR --mgbench BIN --model NAME --interval S --max-drift F)" ;;
   esac
 done
-[[ -x $bin ]] || { echo "soak: $bin is not an executable (build it with scripts/setup.sh mgbench)" >&2; exit 2; }
+[[ $minutes =~ ^[1-9][0-9]*$ ]] || usage "--minutes expects a whole number of minutes, got '$minutes'"
+[[ $interval =~ ^[1-9][0-9]*$ ]] || usage "--interval expects whole seconds, got '$interval'"
+[[ $max_drift =~ ^[0-9]*\.?[0-9]+$ ]] || usage "--max-drift expects a fraction such as 0.10, got '$max_drift'"
+[[ -x $bin ]] || usage "$bin is not an executable (build it with scripts/setup.sh mgbench)"
 out=${out:-$root/results/soak/$(date -u +%Y%m%dT%H%M)}
 mkdir -p "$out"
 work=$(mktemp -d)
@@ -101,50 +110,16 @@ cp "$work"/soak-*.log "$out/" 2>/dev/null || true
 for j in threads procs; do [[ -f $work/soak-$j.json ]] && cp "$work/soak-$j.json" "$out/$j.json"; done
 ((status == 0)) || { echo "soak: a run failed (logs in $out)" >&2; exit 1; }
 
-python3 - "$out" "$minutes" "$model" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc)" \
-  "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" <<'PY'
-import csv, json, statistics, sys
-out, minutes, model, cpu, cores = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4], int(sys.argv[5])
-rows = list(csv.DictReader(open(f"{out}/samples.csv")))
-# The load average says whether step-time drift can be told from the machine's other work.
-summary = {"command": "scripts/soak.sh --minutes %g" % minutes, "model": model, "cpu": cpu, "cores": cores,
-           "load_average_start": sys.argv[6], "load_average_end": sys.argv[7],
-           "processes": {}, "step_time": {}}
-ok = True
-for name in ("threads", "rank0", "rank1"):
-    s = [r for r in rows if r["process"] == name]
-    if len(s) < 4:
-        continue
-    t = [float(r["elapsed_s"]) for r in s]
-    rss = [int(r["rss_kib"]) for r in s]
-    fds = [int(r["fds"]) for r in s]
-    # After the first tenth (allocators and oneDNN's primitive cache settle during warm-up).
-    k = max(1, len(s) // 10)
-    steady_rss, steady_fds, steady_t = rss[k:], fds[k:], t[k:]
-    n = len(steady_t)
-    mt, mr = sum(steady_t) / n, sum(steady_rss) / n
-    var = sum((x - mt) ** 2 for x in steady_t)
-    slope = sum((x - mt) * (y - mr) for x, y in zip(steady_t, steady_rss)) / var if var else 0.0
-    growth = (steady_rss[-1] - steady_rss[0]) / steady_rss[0]
-    p = {"samples": len(s), "duration_s": t[-1] - t[0], "rss_kib_first": rss[0], "rss_kib_steady_start": steady_rss[0],
-         "rss_kib_end": rss[-1], "rss_kib_max": max(rss), "rss_growth_steady": growth,
-         "rss_slope_kib_per_hour": slope * 3600, "fds_min": min(steady_fds), "fds_max": max(steady_fds),
-         "threads_max": max(int(r["threads"]) for r in s)}
-    p["flat"] = abs(growth) < 0.05 and p["fds_max"] == p["fds_min"]
-    ok &= p["flat"]
-    summary["processes"][name] = p
-for job in ("threads", "procs"):
-    try:
-        d = json.load(open(f"{out}/{job}.json"))
-    except FileNotFoundError:
-        continue
-    steps = d["runs"][-1]["samples"]["total_s"]
-    k = max(1, len(steps) // 10)
-    first, last = statistics.median(steps[:k]), statistics.median(steps[-k:])
-    deciles = [statistics.median(steps[i * len(steps) // 10:(i + 1) * len(steps) // 10]) for i in range(10)]
-    summary["step_time"][job] = {"steps": len(steps), "median_first_tenth_s": first, "median_last_tenth_s": last,
-                                 "drift": (last - first) / first, "median_per_tenth_s": deciles}
-json.dump(summary, open(f"{out}/summary.json", "w"), indent=2)
-print(json.dumps(summary, indent=2))
-sys.exit(0 if ok else 1)
+# How the soak was run goes into the summary; the load average says whether drift can be told from the machine's
+# other work.
+python3 - "$out/about.json" "$minutes" "$model" "$(lscpu | sed -n 's/^Model name: *//p' | head -1)" "$(nproc)" \
+  "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" "$("$mg" --version | head -1)" <<'PY'
+import json, sys
+path, minutes, model, cpu, cores, load_start, load_end, version = sys.argv[1:]
+json.dump({"command": "scripts/soak.sh --minutes %s --model %s" % (minutes, model), "mgbench": version, "cpu": cpu,
+           "cores": int(cores), "load_average_start": load_start, "load_average_end": load_end},
+          open(path, "w"), indent=2)
 PY
+status=0
+python3 "$root/scripts/soak-check.py" "$out" --max-drift "$max_drift" || status=$?
+exit "$status"

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# scripts/bench-ab.sh: before/after of two binaries, alternating, with the summary it writes; and its one-line
+# scripts/bench-ab.sh: before/after of two binaries, alternating, with the summary it writes; the direction of a
+# known slowdown (AFTER slowed gives a ratio near the injected one, BEFORE slowed its inverse); and its one-line
 # usage errors.
 if ! command -v python3 >/dev/null; then echo "skipped: python3 is needed"; exit 77; fi
 source "$(dirname "$0")/lib.bash"
@@ -15,6 +16,24 @@ grep -q "^after / before: [0-9.]* (medians); per round [0-9.]*, [0-9.]*$" "$TMP/
 # The second round runs after first (order swapped), so both sides cannot be one fixed order.
 grep -q "round 2 after done" "$TMP/ab/log.txt" || fail "log lacks round 2"
 [[ $(grep -n "round 2" "$TMP/ab/log.txt" | head -1) == *"after"* ]] || fail "round 2 did not start with after"
+
+# Direction: AFTER with every step half as long again (--inject-slowdown 0.5: throughput x 1/1.5 = 0.667), then
+# the same binaries the other way round (x 1.5). Steps of tens of ms, so a busy machine's noise stays well inside.
+slowed=$TMP/slowed-mgbench
+printf '#!/usr/bin/env bash\nexec "%s" "$@" --inject-slowdown 0.5\n' "$MGBENCH" >"$slowed" && chmod +x "$slowed"
+long=(--model tiny --device cpu --gpus 1 --threads 1 --batch-size 256 --steps 8 --warmup 2 --no-check)
+ratio() { sed -n 's/^after \/ before: \([0-9.]*\) (medians).*/\1/p' "$1/summary.txt"; }
+BEFORE=$MGBENCH AFTER=$slowed expect_status 0 bash "$script" "$TMP/slower" 3 "${long[@]}"
+json_check "$TMP/slower/after-1.json" "d['config']['inject_slowdown'] == 0.5" || fail "AFTER did not run slowed"
+python3 -c "import sys; sys.exit(0 if 0.57 < float(sys.argv[1]) < 0.77 else 1)" "$(ratio "$TMP/slower")" \
+  || { cat "$TMP/slower/summary.txt"; fail "AFTER 1.5x slower: ratio $(ratio "$TMP/slower"), expected about 0.667"; }
+grep -q "^direction: AFTER [0-9.]* % slower than BEFORE" "$TMP/slower/summary.txt" \
+  || { cat "$TMP/slower/summary.txt"; fail "a slower AFTER is not called slower"; }
+BEFORE=$slowed AFTER=$MGBENCH expect_status 0 bash "$script" "$TMP/faster" 3 "${long[@]}"
+python3 -c "import sys; sys.exit(0 if 1.3 < float(sys.argv[1]) < 1.75 else 1)" "$(ratio "$TMP/faster")" \
+  || { cat "$TMP/faster/summary.txt"; fail "BEFORE 1.5x slower: ratio $(ratio "$TMP/faster"), expected about 1.5"; }
+grep -q "^direction: AFTER [0-9.]* % faster than BEFORE" "$TMP/faster/summary.txt" \
+  || { cat "$TMP/faster/summary.txt"; fail "a faster AFTER is not called faster"; }
 
 expect_usage_error "usage" env BEFORE="$MGBENCH" AFTER="$MGBENCH" bash "$script" "$TMP/x"
 expect_usage_error "ROUNDS must be a positive integer" env BEFORE="$MGBENCH" AFTER="$MGBENCH" bash "$script" "$TMP/x" two

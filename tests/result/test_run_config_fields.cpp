@@ -115,7 +115,9 @@ TEST_CASE("the fingerprint differs exactly when a fingerprinted field differs") 
 TEST_CASE("committed baselines keep their config byte for byte through the field table") {
   namespace fs = std::filesystem;
   int files = 0;
-  for (const fs::directory_entry& e : fs::directory_iterator(fs::path(MG_SOURCE_DIR) / "results" / "baselines")) {
+  // One folder per machine fingerprint (results/baselines/README.md).
+  for (const fs::directory_entry& e :
+       fs::recursive_directory_iterator(fs::path(MG_SOURCE_DIR) / "results" / "baselines")) {
     if (e.path().extension() != ".json") continue;
     INFO(e.path().string());
     const json file = read_json_file(e.path().string());
