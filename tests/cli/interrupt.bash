@@ -37,7 +37,8 @@ wait_group() {
 }
 
 # stop_run PID SIGNAL WANT_STATUS NAME: sends SIGNAL to PID only (as `kill PID` does), then checks that PID
-# exits with WANT_STATUS, and that it and every process of its session are gone, within STOP_LIMIT_S.
+# exits with WANT_STATUS, and that it and every process of its session are gone, within STOP_LIMIT_S, having
+# stopped gracefully (BACKSTOP_OK=1: or by the backstop).
 stop_run() {
   local pid=$1 sig=$2 want=$3 name=$4
   kill -0 "$pid" 2>/dev/null || { cat "$IT/$name.err"; fail "$name: ended before the $sig"; }
@@ -66,7 +67,11 @@ stop_run() {
   fi
   [[ $rc -eq $want ]] || { cat "$IT/$name.err" >&2; fail "$name: exit status $rc after $sig, expected $want"; }
   (( elapsed < STOP_LIMIT_S * 1000 )) || fail "$name: took ${elapsed} ms to stop after $sig (limit ${STOP_LIMIT_S} s)"
-  graceful "$name" "$sig"
+  if [[ ${BACKSTOP_OK:-} == 1 ]]; then
+    grep -q "mgbench: interrupted by SIG$sig" "$IT/$name.err" || { cat "$IT/$name.err" >&2; fail "$name: no 'interrupted by SIG$sig'"; }
+  else
+    graceful "$name" "$sig"
+  fi
   echo "$name: $sig -> exit $rc, every process gone after ${elapsed} ms"
 }
 
