@@ -178,6 +178,10 @@ class TimedWindow {
 
 TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
   const ModelDesc model = build_model(cfg.model, cfg.num_classes);
+  // The input pipeline makes images only; a language model trains through ModelGraph alone for now.
+  if (model.tokens)
+    throw UsageError(cfg.model + " is a language model: training it from the command line needs token input, "
+                     "which mgbench does not generate yet");
   const int64_t image = cfg.image_size > 0 ? cfg.image_size : model.default_image_size;
   const int local = req.local_replicas;
   const int world = launch.world_size * local;
