@@ -23,33 +23,81 @@ const char* kNcclLat = "latency: NCCL ring/Simple hwLat, src/graph/tuning.cc";
 }  // namespace
 
 const std::vector<LinkPreset>& link_presets() {
+  constexpr double kGiB = 1024.0 * 1024 * 1024;
+  // nccl-tests figures read for these presets (docs/predict.md compares each with the model's own busbw).
+  const PublishedBusbw none_nvlink{0, 0, 0, 0, 0, "", "none found: no nccl-tests all-reduce busbw for this system read"};
+  const PublishedBusbw none_pcie{0, 0, 0, 0, 0, "", "none found: no nccl-tests all-reduce busbw for this link read"};
+  const PublishedBusbw none_net{0, 0, 0, 0, 0, "", "none found: no nccl-tests all-reduce busbw over this network read"};
+  const PublishedBusbw a100{
+      200, 8, kGiB, 0, 0, "",
+      "NVIDIA/nccl-tests GitHub issue 'Expected bandwidth results? A100 GPUs over NVLink' (2023-06-27): HPE Apollo "
+      "6500, 8x A100-SXM4-80GB, NCCL 2.18, all_reduce_perf -b 8 -e 1G: busbw ~200 GB/s at 1 GiB"};
+  const PublishedBusbw h100{
+      370, 8, kGiB, 0, 0, "",
+      "NVIDIA/nccl-tests GitHub issue 'H100 all reduce performance is poor' (2024-05-06), NCCL maintainer's reply: "
+      "8x H100 SXM, NCCL_ALGO=RING, busbw ~370 GB/s at large sizes (line rate 450 less ~20 % protocol overhead); "
+      "size not stated, taken as 1 GiB"};
+  const PublishedBusbw rtx4090{
+      25.95, 4, kGiB, 0, 0, "",
+      "tinygrad/open-gpu-kernel-modules GitHub issue 'RTX 4090D 48GB support?' (comment by ChihayaK): 4x RTX 4090 "
+      "on PCIe 4.0 with tinygrad's P2P driver, all_reduce_perf -b 256M -e 2G -g 4: busbw 25.95 GB/s at 1 GiB"};
+  const PublishedBusbw rtx5090{
+      28, 8, kGiB, 0, 0, "",
+      "NVIDIA/nccl GitHub issue 'The performance of NCCL All-Reduce across 8 NVIDIA 5090 GPUs is extremely poor' "
+      "(2025-03-14): 8x RTX 5090 on PCIe 5.0, all_reduce_perf -b 1g -e 8g -g 8: max busbw 28 GB/s (4 GPUs: 35); "
+      "NCCL's maintainer: PCI systems are bound by what CPU and memory deliver; size not stated, taken as 1 GiB"};
+  const PublishedBusbw hdr{
+      91, 16, kGiB, 8, 4, "nvlink3",
+      "NVIDIA/nccl-tests GitHub issue 'HGX A100 can not reach peak bandwidth on 2nd Gen NVSwitch ?' (comment "
+      "2022-01-17): 2 HGX A100-SXM-80GB nodes, 4 ConnectX-6 HDR 200 Gb/s each, 16 ranks, all_reduce_perf -b 1G "
+      "-e 8G: busbw 91 GB/s; size not stated, taken as 1 GiB"};
+  const PublishedBusbw ndr{
+      250, 16, kGiB, 8, 8, "nvlink4",
+      "NVIDIA/nccl-tests GitHub issue 'Acceptable performance of nccl-test on 2 HGX hosts?' (2025-05-20): 2 Dell "
+      "XE9680 (8x H100, 8x ConnectX-7 400 Gb/s), NCCL 2.26, 16 ranks: busbw up to 250 GB/s, which the reporter "
+      "doubts is as good as it gets; size not stated, taken as 1 GiB"};
+  // The "-nccl" presets model the bus bandwidth nccl-tests reached, not the line rate: datasheet rates are 1.1-2.3x it.
   static const std::vector<LinkPreset> presets = {
       {"nvlink1", 80, kNvlLatUs, "NVLink 1 (P100 SXM2: 4 links x 20 GB/s per direction)",
-       "NVIDIA Tesla P100 whitepaper (160 GB/s bidirectional)"},
+       "NVIDIA Tesla P100 whitepaper (160 GB/s bidirectional)", none_nvlink},
       {"nvlink2", 150, kNvlLatUs, "NVLink 2 (V100 SXM2: 6 links x 25 GB/s per direction)",
-       "NVIDIA Tesla V100 datasheet (300 GB/s bidirectional)"},
+       "NVIDIA Tesla V100 datasheet (300 GB/s bidirectional)", none_nvlink},
       {"nvlink3", 300, kNvlLatUs, "NVLink 3 (A100 SXM: 12 links x 25 GB/s per direction)",
-       "NVIDIA A100 datasheet (600 GB/s bidirectional)"},
+       "NVIDIA A100 datasheet (600 GB/s bidirectional)", a100},
       {"nvlink4", 450, kNvlLatUs, "NVLink 4 (H100 SXM: 18 links x 25 GB/s per direction)",
-       "NVIDIA H100 datasheet (900 GB/s bidirectional)"},
+       "NVIDIA H100 datasheet (900 GB/s bidirectional)", h100},
       {"nvlink5", 900, kNvlLatUs, "NVLink 5 (B200: 18 links x 50 GB/s per direction)",
-       "NVIDIA Blackwell datasheet (1.8 TB/s bidirectional)"},
-      {"pcie3", 15.75, kPciLatUs, "PCIe 3.0 x16 (8 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 3.0 base spec"},
-      {"pcie4", 31.5, kPciLatUs, "PCIe 4.0 x16 (16 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 4.0 base spec"},
-      {"pcie5", 63.0, kPciLatUs, "PCIe 5.0 x16 (32 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 5.0 base spec"},
+       "NVIDIA Blackwell datasheet (1.8 TB/s bidirectional)", none_nvlink},
+      {"pcie3", 15.75, kPciLatUs, "PCIe 3.0 x16 (8 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 3.0 base spec",
+       none_pcie},
+      {"pcie4", 31.5, kPciLatUs, "PCIe 4.0 x16 (16 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 4.0 base spec",
+       rtx4090},
+      {"pcie5", 63.0, kPciLatUs, "PCIe 5.0 x16 (32 GT/s x 16 lanes, 128b/130b)", "PCI-SIG PCIe 5.0 base spec",
+       rtx5090},
       {"pcie3-switch", 7.875, kPciLatUs, "two GPUs behind one PCIe 3.0 x16 switch uplink (half each)",
-       "PCI-SIG PCIe 3.0 base spec; PLX/Broadcom PEX switch topologies"},
+       "PCI-SIG PCIe 3.0 base spec; PLX/Broadcom PEX switch topologies", none_pcie},
       {"pcie4-switch", 15.75, kPciLatUs, "two GPUs behind one PCIe 4.0 x16 switch uplink (half each)",
-       "PCI-SIG PCIe 4.0 base spec; Broadcom PEX88000 switch topologies"},
+       "PCI-SIG PCIe 4.0 base spec; Broadcom PEX88000 switch topologies", none_pcie},
       {"pcie5-switch", 31.5, kPciLatUs, "two GPUs behind one PCIe 5.0 x16 switch uplink (half each)",
-       "PCI-SIG PCIe 5.0 base spec; Broadcom PEX89000 switch topologies"},
-      {"ib-edr", 12.5, kNetLatUs, "InfiniBand EDR 4x, 100 Gb/s per port", "InfiniBand Trade Association roadmap"},
-      {"ib-hdr", 25, kNetLatUs, "InfiniBand HDR 4x, 200 Gb/s per port", "InfiniBand Trade Association roadmap"},
-      {"ib-ndr", 50, kNetLatUs, "InfiniBand NDR 4x, 400 Gb/s per port", "InfiniBand Trade Association roadmap"},
-      {"10gbe", 1.25, kNetLatUs, "10 Gigabit Ethernet", "IEEE 802.3ae"},
-      {"25gbe", 3.125, kNetLatUs, "25 Gigabit Ethernet", "IEEE 802.3by"},
-      {"100gbe", 12.5, kNetLatUs, "100 Gigabit Ethernet", "IEEE 802.3ba/802.3bj"},
-      {"400gbe", 50, kNetLatUs, "400 Gigabit Ethernet", "IEEE 802.3bs"},
+       "PCI-SIG PCIe 5.0 base spec; Broadcom PEX89000 switch topologies", none_pcie},
+      {"ib-edr", 12.5, kNetLatUs, "InfiniBand EDR 4x, 100 Gb/s per port", "InfiniBand Trade Association roadmap",
+       none_net},
+      {"ib-hdr", 25, kNetLatUs, "InfiniBand HDR 4x, 200 Gb/s per port", "InfiniBand Trade Association roadmap", hdr},
+      {"ib-ndr", 50, kNetLatUs, "InfiniBand NDR 4x, 400 Gb/s per port", "InfiniBand Trade Association roadmap", ndr},
+      {"10gbe", 1.25, kNetLatUs, "10 Gigabit Ethernet", "IEEE 802.3ae", none_net},
+      {"25gbe", 3.125, kNetLatUs, "25 Gigabit Ethernet", "IEEE 802.3by", none_net},
+      {"100gbe", 12.5, kNetLatUs, "100 Gigabit Ethernet", "IEEE 802.3ba/802.3bj", none_net},
+      {"400gbe", 50, kNetLatUs, "400 Gigabit Ethernet", "IEEE 802.3bs", none_net},
+      {"nvlink3-nccl", 200, kNvlLatUs, "NVLink 3 (A100 SXM) at the all-reduce busbw nccl-tests reached",
+       "the published busbw beside it", a100},
+      {"nvlink4-nccl", 370, kNvlLatUs, "NVLink 4 (H100 SXM) at NCCL's ring busbw",
+       "the published busbw beside it", h100},
+      {"pcie4-nccl", 25.95, kPciLatUs, "PCIe 4.0 x16 at the all-reduce busbw nccl-tests reached",
+       "the published busbw beside it", rtx4090},
+      {"pcie5-nccl", 28, kPciLatUs, "PCIe 5.0 x16 at the all-reduce busbw nccl-tests reached",
+       "the published busbw beside it", rtx5090},
+      {"ib-hdr-nccl", 91.0 / 4, kNetLatUs, "InfiniBand HDR per NIC at a quarter of the busbw 4 NICs reached",
+       "the published busbw beside it", hdr},
   };
   return presets;
 }
@@ -198,6 +246,9 @@ LinkModel parse_link(const std::string& text, const std::string& option) {
       m.latency_s = p.latency_us * 1e-6;
       m.description = fmt::format("{}: {:.4g} GB/s per GPU per direction ({}), {:.3g} us per ring step ({})", p.what,
                                   p.bandwidth_GBps, p.source, p.latency_us, kNcclLat);
+      if (p.published.busbw_GBps > 0)
+        m.description += fmt::format("; published all-reduce busbw {:.4g} GB/s on {} GPUs ({})",
+                                     p.published.busbw_GBps, p.published.ranks, p.published.source);
       return m;
     }
   }

@@ -27,12 +27,24 @@ struct LinkModel {
   double gap_s = 0;
 };
 
+// An all-reduce bus bandwidth someone published (nccl-tests all_reduce_perf busbw) on a named system.
+struct PublishedBusbw {
+  double busbw_GBps = 0;     // 0: none found; `source` says so
+  int ranks = 0;             // GPUs in the all-reduce
+  double bytes = 0;          // message size the figure was read at
+  int gpus_per_node = 0;     // 0: one node; otherwise the ring crosses nodes over this preset as the NIC link
+  int nics_per_node = 0;     // NICs per node of the multi-node system
+  const char* intra = "";    // the preset between the GPUs of a node in a multi-node figure
+  const char* source = "";   // document, system, message size and value, or why there is none
+};
+
 struct LinkPreset {
   const char* name;
   double bandwidth_GBps;  // per GPU, one direction, 1e9 bytes/s
   double latency_us;      // per ring step
   const char* what;
   const char* source;
+  PublishedBusbw published;
 };
 const std::vector<LinkPreset>& link_presets();
 

@@ -12,6 +12,7 @@
 #include "cli/lib/command.h"
 #include "cli/lib/train_options.h"
 #include "core/error.h"
+#include "predict/link_model.h"
 #include "predict/prediction.h"
 #include "result/result_json.h"
 
@@ -25,11 +26,19 @@ class PredictCommand final : public Command {
     sub.description(
         "Predict data-parallel scaling on interconnects you do not have, from a 1-device profile (a mgbench --json "
         "result) and link models (presets, bw=..,lat=.., or a mgbench comm result). See docs/predict.md");
+    std::string presets = "Link presets (GB/s per GPU per direction; published nccl-tests all-reduce busbw, docs/predict.md):";
+    for (const LinkPreset& p : link_presets())
+      presets += p.published.busbw_GBps > 0
+                     ? fmt::format("\n  {:<14} {:>7.4g}  busbw {:.4g} on {} GPUs", p.name, p.bandwidth_GBps,
+                                   p.published.busbw_GBps, p.published.ranks)
+                     : fmt::format("\n  {:<14} {:>7.4g}  busbw: none found", p.name, p.bandwidth_GBps);
+    sub.footer(presets);
     sub.add_option("--profile", profile_, "1-device training result (mgbench --gpus 1 --json FILE)")->required();
     sub.add_option("--gpus,--devices", gpus_, "device counts, e.g. 1,2,4,8,16,32")->delimiter(',')->capture_default_str();
     sub.add_option("--link", link_,
                    "links between the GPUs of a node, comma list: presets (nvlink1..5, pcie3..5, pcie4-switch, "
-                   "ib-hdr, ib-ndr, 25gbe, 100gbe, 400gbe, ...), bw=<rate>,lat=<time>, or a mgbench comm JSON file")
+                   "ib-hdr, ib-ndr, 25gbe, 100gbe, 400gbe, nvlink4-nccl, ...: listed below), bw=<rate>,lat=<time>, "
+                   "or a mgbench comm JSON file")
         ->required();
     per_node_opt_ = sub.add_option("--gpus-per-node", gpus_per_node_, "GPUs per node (default: all in one node)");
     sub.add_option("--inter-node", inter_, "link between nodes, per NIC (preset, bw=..,lat=.. or comm JSON)");
