@@ -72,7 +72,8 @@ cpu_targets=(mgbench test_core test_models test_backend test_comm test_data test
 # ulimit -v, and ASan's shadow memory alone reserves terabytes of it, so mgbench cannot start).
 asan_env=(ASAN_OPTIONS="exitcode=86:detect_leaks=1:fast_unwind_on_malloc=0:strict_string_checks=1:detect_stack_use_after_return=1"
           LSAN_OPTIONS="suppressions=$supp/lsan.supp:print_suppressions=0"
-          UBSAN_OPTIONS="exitcode=87:halt_on_error=1:print_stacktrace=1")
+          UBSAN_OPTIONS="exitcode=87:halt_on_error=1:print_stacktrace=1"
+          STOP_LIMIT_S=4)  # the documented 2 s to stop is the release build's (stage 1); ASan runs 2-3x slower
 stage "ASan+UBSan build" sanitized_build "$root/build-asan" address,undefined "${cpu_targets[@]}"
 stage "ASan+UBSan: CPU suite" env -C "$root/build-asan" "${asan_env[@]}" \
   ctest --no-tests=error --output-on-failure -j "$test_jobs" -E '^(gpu: all|cli: out_of_memory)$'

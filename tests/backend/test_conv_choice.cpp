@@ -61,7 +61,7 @@ TEST_CASE("conv choice: a name is timed at its first offer, reference and SSE4.1
   CHECK(choose_impl({first, timed("ref:any", 1.0), timed("jit:sse41", 1.0)}).empty());
 }
 
-TEST_CASE("conv choice: without a time for oneDNN's first it stays; an untimed other never wins", "[conv_choice]") {
+TEST_CASE("conv choice: without a time for oneDNN's first it stays, and an untimed other never wins", "[conv_choice]") {
   CHECK(choose_impl({untimed("jit:avx512_core"), timed("gemm:jit", 1.0)}).empty());
   CHECK(choose_impl({timed("jit:avx512_core", 10.0), untimed("gemm:jit"), timed("brgconv:avx2", 9.0)}) ==
         "brgconv:avx2");
