@@ -2,8 +2,6 @@
 
 #include <oneapi/dnnl/dnnl.hpp>
 
-#include <gloo/config.h>
-
 #include "backend/cpu/cpu_backend.h"
 #include "backend/gpu_probe.h"
 #include "core/error.h"
@@ -56,8 +54,6 @@ std::vector<std::pair<std::string, std::string>> backend_library_versions() {
   const dnnl_version_t* d = dnnl::version();
   v.emplace_back("onednn", std::to_string(d->major) + "." + std::to_string(d->minor) + "." +
                                std::to_string(d->patch));
-  v.emplace_back("gloo", std::to_string(GLOO_VERSION_MAJOR) + "." + std::to_string(GLOO_VERSION_MINOR) + "." +
-                             std::to_string(GLOO_VERSION_PATCH));
 #ifdef MG_HAVE_CUDA
   for (auto& kv : cuda_library_versions()) v.push_back(kv);
 #endif

@@ -7,8 +7,6 @@
 
 #include <oneapi/dnnl/dnnl.h>
 
-#include <gloo/transport/tcp/device.h>
-
 namespace mg {
 
 #ifdef MG_HAVE_CUDA
@@ -62,10 +60,6 @@ std::map<std::string, LoadedLibrary> backend_loaded_libraries() {
   const dnnl_version_t* d = dnnl_version();
   out["onednn"] = {loaded_file_of(reinterpret_cast<const void*>(&dnnl_version)),
                    version3(d->major, d->minor, d->patch)};
-  // Gloo reports no version at run time; the real file's name carries it (libgloo.so.0.5.0), "" where it does not.
-  const std::string gloo = loaded_file_of(reinterpret_cast<const void*>(&gloo::transport::tcp::CreateDevice));
-  const size_t so = gloo.rfind(".so.");
-  out["gloo"] = {gloo, so == std::string::npos ? "" : gloo.substr(so + 4)};
 #ifdef MG_HAVE_CUDA
   cuda_loaded_libraries(out);
 #endif

@@ -5,6 +5,7 @@
 
 #include "backend/loaded_libraries.h"
 #include "cli/lib/command.h"
+#include "comm/gloo/gloo_library.h"
 #include "core/error.h"
 #include "core/atomic_file.h"
 #include "topo/topology.h"
@@ -24,8 +25,9 @@ class TopoCommand : public Command {
     if (json_opt_->count() && json_path_.empty())
       throw UsageError("--json needs a file name, or - for stdout");
     nlohmann::json report = discover_topology();
-    for (const auto& [name, lib] : backend_loaded_libraries())
-      report["libraries"][name] = {{"file", lib.file}, {"version", lib.version}};
+    auto libraries = backend_loaded_libraries();
+    libraries["gloo"] = gloo_loaded_library();
+    for (const auto& [name, lib] : libraries) report["libraries"][name] = {{"file", lib.file}, {"version", lib.version}};
     if (json_path_ == "-") {
       std::cout << report.dump(2) << "\n";
       return 0;
