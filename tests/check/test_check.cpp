@@ -13,17 +13,14 @@
 #include "core/error.h"
 #include "models/registry.h"
 #include "support/delegating_backend.h"
+#include "support/cpu_backend_one_thread.h"
 
 using namespace mg;
 using namespace mg::check;
 
 namespace {
 
-std::unique_ptr<Backend> cpu() {
-  BackendOptions o;
-  o.threads = 1;
-  return make_backend(DeviceKind::Cpu, 0, o);
-}
+const auto cpu = mg::test::cpu_one_thread;
 
 LayerDesc kind(LayerKind k) {
   LayerDesc d;

@@ -11,17 +11,14 @@
 #include "check/layer_check.h"
 #include "check/model_cases.h"
 #include "models/registry.h"
+#include "support/cpu_backend_one_thread.h"
 
 using namespace mg;
 using namespace mg::check;
 
 namespace {
 
-std::unique_ptr<Backend> cpu() {
-  BackendOptions o;
-  o.threads = 1;
-  return make_backend(DeviceKind::Cpu, 0, o);
-}
+const auto cpu = mg::test::cpu_one_thread;
 
 bool same_conv(const ConvParams& a, const ConvParams& b) {
   return a.out_channels == b.out_channels && a.kh == b.kh && a.kw == b.kw && a.stride_h == b.stride_h &&

@@ -4,16 +4,12 @@
 
 #include "core/error.h"
 #include "models/layer_desc.h"
+#include "support/layer_of.h"
 
 using namespace mg;
 
 namespace {
-LayerDesc of(LayerKind k) {
-  LayerDesc d;
-  d.kind = k;
-  d.name = "l";
-  return d;
-}
+const auto of = mg::test::layer_of;
 }  // namespace
 
 TEST_CASE("layer_shapes: conv and pooling output sizes follow torch, parameters the canonical layouts") {

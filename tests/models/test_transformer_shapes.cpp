@@ -3,16 +3,12 @@
 #include <catch2/catch.hpp>
 
 #include "models/layer_desc.h"
+#include "support/layer_of.h"
 
 using namespace mg;
 
 namespace {
-LayerDesc of(LayerKind k) {
-  LayerDesc d;
-  d.kind = k;
-  d.name = "l";
-  return d;
-}
+const auto of = mg::test::layer_of;
 }  // namespace
 
 TEST_CASE("layer_shapes: embedding, layer norm, GELU, attention, token Linear and token flatten") {
