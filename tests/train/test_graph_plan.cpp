@@ -290,8 +290,9 @@ TEST_CASE("graph plan: ReLUs fold and batch norms compute residual adds exactly 
   CHECK(count_if_layers(p18, bn_adds) == 8);
   CHECK(count_if_layers(plan_graph(r18, options(none, true, true, true)), folded) == 0);
   CHECK(count_if_layers(plan_graph(r18, options(cuda, true, true, false)), folded) == 0);
+  const GraphPlan p50 = plan_graph(r50, options(cpu, true, true, true));
   for (size_t i = 1; i < r50.layers.size(); ++i) {
-    const LayerPlan& l = plan_graph(r50, options(cpu, true, true, true)).layers[i];
+    const LayerPlan& l = p50.layers[i];
     INFO(r50.layers[i].name);
     CHECK(l.has_op == (l.relu_by < 0));
     if (l.add >= 0) {
