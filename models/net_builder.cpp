@@ -6,6 +6,16 @@
 
 namespace mg {
 
+namespace {
+// A layer description with its kind and name set, the rest default.
+LayerDesc named(LayerKind kind, const std::string& name) {
+  LayerDesc l;
+  l.kind = kind;
+  l.name = name;
+  return l;
+}
+}  // namespace
+
 NetBuilder::NetBuilder(std::string model_name, int64_t num_classes) {
   if (num_classes < 1)
     throw UsageError("--num-classes " + std::to_string(num_classes) + " must be at least 1");
@@ -39,25 +49,18 @@ int NetBuilder::conv2(int in, const std::string& name, int64_t out_channels, int
 }
 
 int NetBuilder::batch_norm(int in, const std::string& name, float eps) {
-  LayerDesc l;
-  l.kind = LayerKind::BatchNorm;
-  l.name = name;
+  LayerDesc l = named(LayerKind::BatchNorm, name);
   l.bn.eps = eps;
   return push(std::move(l), {in});
 }
 
 int NetBuilder::relu(int in, const std::string& name) {
-  LayerDesc l;
-  l.kind = LayerKind::Relu;
-  l.name = name;
-  return push(std::move(l), {in});
+  return push(named(LayerKind::Relu, name), {in});
 }
 
 namespace {
 LayerDesc pool(LayerKind kind, const std::string& name, int64_t k, int64_t stride, int64_t pad) {
-  LayerDesc l;
-  l.kind = kind;
-  l.name = name;
+  LayerDesc l = named(kind, name);
   l.pool.kh = l.pool.kw = k;
   l.pool.stride_h = l.pool.stride_w = stride;
   l.pool.pad_h = l.pool.pad_w = pad;
@@ -74,85 +77,58 @@ int NetBuilder::avg_pool(int in, const std::string& name, int64_t k, int64_t str
 }
 
 int NetBuilder::global_avg_pool(int in, const std::string& name) {
-  LayerDesc l;
-  l.kind = LayerKind::GlobalAvgPool;
-  l.name = name;
-  return push(std::move(l), {in});
+  return push(named(LayerKind::GlobalAvgPool, name), {in});
 }
 
 int NetBuilder::flatten(int in, const std::string& name) {
-  LayerDesc l;
-  l.kind = LayerKind::Flatten;
-  l.name = name;
-  return push(std::move(l), {in});
+  return push(named(LayerKind::Flatten, name), {in});
 }
 
 int NetBuilder::linear(int in, const std::string& name, int64_t out_features, int64_t in_features) {
-  LayerDesc l;
-  l.kind = LayerKind::Linear;
-  l.name = name;
+  LayerDesc l = named(LayerKind::Linear, name);
   l.linear.out_features = out_features;
   l.linear.in_features = in_features;
   return push(std::move(l), {in});
 }
 
 int NetBuilder::dropout(int in, const std::string& name, float p) {
-  LayerDesc l;
-  l.kind = LayerKind::Dropout;
-  l.name = name;
+  LayerDesc l = named(LayerKind::Dropout, name);
   l.dropout.p = p;
   return push(std::move(l), {in});
 }
 
 int NetBuilder::add(int a, int b, const std::string& name) {
-  LayerDesc l;
-  l.kind = LayerKind::Add;
-  l.name = name;
+  LayerDesc l = named(LayerKind::Add, name);
   return push(std::move(l), {a, b});
 }
 
 int NetBuilder::concat(const std::vector<int>& ins, const std::string& name) {
-  LayerDesc l;
-  l.kind = LayerKind::Concat;
-  l.name = name;
+  LayerDesc l = named(LayerKind::Concat, name);
   return push(std::move(l), ins);
 }
 
 int NetBuilder::embedding(const std::string& name, int64_t vocab, int64_t dim, int64_t max_positions) {
-  LayerDesc l;
-  l.kind = LayerKind::Embedding;
-  l.name = name;
+  LayerDesc l = named(LayerKind::Embedding, name);
   l.embedding = {vocab, dim, max_positions};
   return push(std::move(l), {kInput});
 }
 
 int NetBuilder::layer_norm(int in, const std::string& name) {
-  LayerDesc l;
-  l.kind = LayerKind::LayerNorm;
-  l.name = name;
-  return push(std::move(l), {in});
+  return push(named(LayerKind::LayerNorm, name), {in});
 }
 
 int NetBuilder::gelu(int in, const std::string& name) {
-  LayerDesc l;
-  l.kind = LayerKind::Gelu;
-  l.name = name;
-  return push(std::move(l), {in});
+  return push(named(LayerKind::Gelu, name), {in});
 }
 
 int NetBuilder::attention(int in, const std::string& name, int64_t heads, bool causal) {
-  LayerDesc l;
-  l.kind = LayerKind::Attention;
-  l.name = name;
+  LayerDesc l = named(LayerKind::Attention, name);
   l.attention = {heads, causal};
   return push(std::move(l), {in});
 }
 
 int NetBuilder::token_flatten(int in, const std::string& name) {
-  LayerDesc l;
-  l.kind = LayerKind::TokenFlatten;
-  l.name = name;
-  return push(std::move(l), {in});
+  return push(named(LayerKind::TokenFlatten, name), {in});
 }
 
 ModelDesc NetBuilder::finish_tokens(int64_t default_seq_len) {
