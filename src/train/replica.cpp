@@ -122,8 +122,10 @@ void Replica::launch(int index) {
       if (train) net_->loss(batch.labels, scale);
     }
     be_.record(*ev.fwd_end[k], StreamKind::Compute);
+    if (!train) be_.record(*ev.bwd_end[k], StreamKind::Compute);  // no backward: the slot release is not one
     input_->release();  // nothing after this reads the batch, so its slot can be refilled under backward
-    if (train && k == K - 1) {
+    if (!train) continue;
+    if (k == K - 1) {
       GradReadyClock* clock = clocks_[index % 2].get();
       net_->backward(k > 0, [this, clock](int layer) {
         clock->on_layer_done(layer);
@@ -131,7 +133,7 @@ void Replica::launch(int index) {
       });
       sync_->finish(*ev.bwd_end[k]);
     } else {
-      if (train) net_->backward(k > 0, nullptr);
+      net_->backward(k > 0, nullptr);
       be_.record(*ev.bwd_end[k], StreamKind::Compute);
     }
   }
