@@ -14,7 +14,7 @@ namespace mg {
 
 namespace {
 
-constexpr float kBnEps = 1e-3f;
+constexpr float kInceptionBnEps = 1e-3f;
 
 class Inception {
  public:
@@ -89,7 +89,7 @@ class Inception {
 
  private:
   int finish(int conv, const std::string& name) {
-    return b_.relu(b_.batch_norm(conv, name + ".bn", kBnEps), name + ".relu");
+    return b_.relu(b_.batch_norm(conv, name + ".bn", kInceptionBnEps), name + ".relu");
   }
   NetBuilder& b_;
 };

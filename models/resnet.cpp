@@ -11,7 +11,7 @@ namespace mg {
 
 namespace {
 
-constexpr float kBnEps = 1e-5f;
+constexpr float kResNetBnEps = 1e-5f;
 
 struct Spec {
   bool bottleneck;
@@ -32,7 +32,7 @@ Spec spec_for(int depth) {
 int conv_bn(NetBuilder& b, int in, const std::string& p, const std::string& i, int64_t out, int64_t k,
             int64_t stride, int64_t pad) {
   const int c = b.conv(in, p + "conv" + i, out, k, stride, pad);
-  return b.batch_norm(c, p + "bn" + i, kBnEps);
+  return b.batch_norm(c, p + "bn" + i, kResNetBnEps);
 }
 
 // One residual block; returns its output. `in_channels` is what enters it, for deciding on a projection.
@@ -51,7 +51,7 @@ int block(NetBuilder& b, int in, const std::string& p, bool bottleneck, int64_t 
   int shortcut = in;
   if (stride != 1 || in_channels != planes * expansion) {
     const int c = b.conv(in, p + "downsample.0", planes * expansion, 1, stride, 0);
-    shortcut = b.batch_norm(c, p + "downsample.1", kBnEps);
+    shortcut = b.batch_norm(c, p + "downsample.1", kResNetBnEps);
   }
   return b.relu(b.add(x, shortcut, p + "add"), p + "relu");
 }
@@ -62,7 +62,7 @@ ModelDesc build_resnet(int depth, int64_t num_classes) {
   const Spec s = spec_for(depth);
   NetBuilder b("resnet" + std::to_string(depth), num_classes);
   int x = b.conv(NetBuilder::kInput, "conv1", 64, 7, 2, 3);
-  x = b.relu(b.batch_norm(x, "bn1", kBnEps), "relu");
+  x = b.relu(b.batch_norm(x, "bn1", kResNetBnEps), "relu");
   x = b.max_pool(x, "maxpool", 3, 2, 1);
   int64_t channels = 64;
   const int64_t expansion = s.bottleneck ? 4 : 1;

@@ -4,10 +4,9 @@
 #include <cstdlib>
 #include <cstring>
 #include <set>
+#include <unistd.h>  // environ
 
 #include "core/error.h"
-
-extern char** environ;
 
 namespace mg {
 namespace {

@@ -26,8 +26,6 @@ Look look(const BreakdownPart& p) {
   return {p.key, p.key, "#999999"};  // a part added to the result later still shows, in grey
 }
 
-std::string ms(double s) { return format_sig(1e3 * s); }
-
 Figure breakdown_figure(const ResultInput& in) {
   const RunResult& r = in.result;
   Figure f;
@@ -87,16 +85,16 @@ Figure breakdown_figure(const ResultInput& in) {
       s.fill = look(p).colour;
       s.stroke = "#ffffff";
       s.stroke_width = 0.8;
-      const std::string tip = fmt::format("{}: {} ms", look(p).name, ms(v));
+      const std::string tip = fmt::format("{}: {} ms", look(p).name, format_ms(v));
       if (p.additive) {
-        row.push_back(ms(v));
+        row.push_back(format_ms(v));
         if (v > 0) {
           const double y1 = ya.scale(1e3 * (acc + v)), y0 = ya.scale(1e3 * acc);
           w.rect(x0, y1, bar, y0 - y1, s, tip);
         }
         acc += v;
       } else {
-        beside_cells.push_back(ms(v));
+        beside_cells.push_back(format_ms(v));
         if (v > 0) {
           const double y1 = ya.scale(1e3 * v);
           w.rect(xs, y1, side, a.bottom() - y1, s, tip);
@@ -104,10 +102,10 @@ Figure breakdown_figure(const ResultInput& in) {
         xs += side + gap;
       }
     }
-    w.text(x0 + bar / 2, ya.scale(1e3 * acc) - 5, ms(acc) + " ms", "middle", 11, "bar-label");
+    w.text(x0 + bar / 2, ya.scale(1e3 * acc) - 5, format_ms(acc) + " ms", "middle", 11, "bar-label");
     w.close_group();
-    row.push_back(ms(acc));
-    row.push_back(ms(d.breakdown.total));
+    row.push_back(format_ms(acc));
+    row.push_back(format_ms(d.breakdown.total));
     row.insert(row.end(), beside_cells.begin(), beside_cells.end());
     f.table.rows.push_back(row);
   }

@@ -12,8 +12,6 @@ namespace {
 
 constexpr size_t kMaxDots = 2000;  // per entry; more are thinned evenly (the table keeps every statistic)
 
-std::string ms(double s) { return format_sig(1e3 * s); }
-
 Figure samples_figure(const ResultInput& in) {
   const RunResult& r = in.result;
   Figure f;
@@ -65,7 +63,7 @@ Figure samples_figure(const ResultInput& in) {
       box.stroke_width = 1.2;
       const double y1 = ya.scale(1e3 * s.ci95_hi_s), y0 = ya.scale(1e3 * s.ci95_lo_s);
       w.rect(c - spread / 2 - 6, y1, spread + 12, y0 - y1, box,
-             fmt::format("95 % CI of the median: {} – {} ms", ms(s.ci95_lo_s), ms(s.ci95_hi_s)));
+             fmt::format("95 % CI of the median: {} – {} ms", format_ms(s.ci95_lo_s), format_ms(s.ci95_hi_s)));
     }
     svg::Style med;
     med.stroke = kInk;
@@ -73,9 +71,9 @@ Figure samples_figure(const ResultInput& in) {
     w.line(c - spread / 2 - 8, ya.scale(1e3 * s.median_s), c + spread / 2 + 8, ya.scale(1e3 * s.median_s), med);
     w.close_group();
     f.series.push_back(labels[i]);
-    f.table.rows.push_back({labels[i], std::to_string(n), ms(s.median_s),
-                            s.ci95_lo_s > 0 ? ms(s.ci95_lo_s) + " – " + ms(s.ci95_hi_s) : "-", ms(s.p5_s),
-                            ms(s.p95_s), ms(s.jitter_s), s.ci95_method + (s.process_runs > 1 ? fmt::format(" ({} runs)", s.process_runs) : "")});
+    f.table.rows.push_back({labels[i], std::to_string(n), format_ms(s.median_s),
+                            s.ci95_lo_s > 0 ? format_ms(s.ci95_lo_s) + " – " + format_ms(s.ci95_hi_s) : "-", format_ms(s.p5_s),
+                            format_ms(s.p95_s), format_ms(s.jitter_s), s.ci95_method + (s.process_runs > 1 ? fmt::format(" ({} runs)", s.process_runs) : "")});
   }
   draw_x_categories(w, a, labels, centres, "entry (devices, transport)");
   f.svg = w.finish();

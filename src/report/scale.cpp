@@ -144,6 +144,8 @@ std::string format_sig(double v) {
   return fmt::format("{:.{}f}", v, decimals);
 }
 
+std::string format_ms(double seconds) { return format_sig(1e3 * seconds); }
+
 double Scale::operator()(double v) const {
   double t;
   switch (kind) {

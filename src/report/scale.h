@@ -30,6 +30,8 @@ std::string format_tick(double v, double step);
 std::string format_bytes(double bytes);
 // A value with about 3 significant digits for tables and tooltips: 1234.5 -> "1,235", 0.01234 -> "0.0123".
 std::string format_sig(double v);
+// Seconds as milliseconds, with format_sig's digits: 0.0123 -> "12.3".
+std::string format_ms(double seconds);
 
 enum class ScaleKind { Linear, Log10, Log2 };
 

@@ -2,6 +2,7 @@
 
 #include <fstream>
 #include <thread>
+#include <unistd.h>  // environ
 
 #include "backend/loaded_libraries.h"
 #include "comm/gloo/gloo_library.h"
@@ -9,8 +10,6 @@
 #include "core/error.h"
 #include "core/host_info.h"
 #include "topo/topology.h"
-
-extern char** environ;
 
 namespace mg {
 

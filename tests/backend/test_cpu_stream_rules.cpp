@@ -15,7 +15,7 @@ using namespace mg;
 
 namespace {
 
-std::unique_ptr<Backend> cpu(int ordinal = 0) {
+std::unique_ptr<Backend> cpu_backend(int ordinal = 0) {
   BackendOptions o;
   o.threads = 1;
   return make_backend(DeviceKind::Cpu, ordinal, o);
@@ -35,7 +35,7 @@ bool throws_containing(const std::function<void()>& f, const std::string& text) 
 
 TEST_CASE("cpu events: elapsed time or a wait or a synchronisation on a never-recorded event is an error",
           "[backend][streams]") {
-  auto be = cpu();
+  auto be = cpu_backend();
   auto a = be->create_event(), b = be->create_event();
   be->record(*a, StreamKind::Compute);
   CHECK(throws_containing([&] { be->elapsed_seconds(*a, *b); }, "never recorded"));
@@ -52,7 +52,7 @@ TEST_CASE("cpu events: elapsed time or a wait or a synchronisation on a never-re
 }
 
 TEST_CASE("cpu events: an event of one device used on another is an error", "[backend][streams]") {
-  auto d0 = cpu(0), d1 = cpu(1);
+  auto d0 = cpu_backend(0), d1 = cpu_backend(1);
   auto e0 = d0->create_event(), e1 = d1->create_event();
   d0->record(*e0, StreamKind::Compute);
   d1->record(*e1, StreamKind::Compute);
@@ -65,7 +65,7 @@ TEST_CASE("cpu events: an event of one device used on another is an error", "[ba
 
 TEST_CASE("cpu memory: freeing a buffer a queued copy still uses is reported at the next synchronize",
           "[backend][streams]") {
-  auto be = cpu();
+  auto be = cpu_backend();
   std::vector<float> host(1024, 1.0f);
   void* dev = be->device_alloc(host.size() * sizeof(float));
   // Hold the copy stream so the copy below is still queued when the buffer is freed.
@@ -83,7 +83,7 @@ TEST_CASE("cpu memory: freeing a buffer a queued copy still uses is reported at 
 }
 
 TEST_CASE("cpu memory: freeing a pointer the backend did not allocate is an error", "[backend][streams]") {
-  auto be = cpu();
+  auto be = cpu_backend();
   int x = 0;
   CHECK_THROWS_AS(be->device_free(&x), Error);
 }

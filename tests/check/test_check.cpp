@@ -20,7 +20,7 @@ using namespace mg::check;
 
 namespace {
 
-const auto cpu = mg::test::cpu_one_thread;
+using mg::test::cpu_one_thread;
 
 LayerDesc kind(LayerKind k) {
   LayerDesc d;
@@ -143,7 +143,7 @@ TEST_CASE("reference: batch norm normalises with the biased batch variance", "[c
 }
 
 TEST_CASE("check: every layer case on the CPU backend matches the naive reference", "[check][layers]") {
-  auto be = cpu();
+  auto be = cpu_one_thread();
   std::vector<Precision> precisions{Precision::FP32};
   if (be->supports(Precision::BF16)) precisions.push_back(Precision::BF16);
   for (Precision p : precisions) {
@@ -157,7 +157,7 @@ TEST_CASE("check: every layer case on the CPU backend matches the naive referenc
 }
 
 TEST_CASE("check: a layer that computes something else fails with its error and tolerance", "[check][layers]") {
-  auto real = cpu();
+  auto real = cpu_one_thread();
   OffBackend off(*real);
   const LayerCase c = all_layer_cases().front();  // a convolution
   const CheckRow ok = check_layer(*real, nullptr, c, Precision::FP32);
@@ -213,7 +213,7 @@ TEST_CASE("check: the model check covers the model's layer kinds and a falling t
 
 TEST_CASE("check: the fused batch-norm and add ReLUs are checked, and a backward without the mask fails",
           "[check][layers][fusion]") {
-  auto real = cpu();
+  auto real = cpu_one_thread();
   MasklessBackend maskless(*real);
   int fused = 0;
   for (const LayerCase& c : all_layer_cases()) {

@@ -18,7 +18,7 @@ using namespace mg::check;
 
 namespace {
 
-const auto cpu = mg::test::cpu_one_thread;
+using mg::test::cpu_one_thread;
 
 bool same_conv(const ConvParams& a, const ConvParams& b) {
   return a.out_channels == b.out_channels && a.kh == b.kh && a.kw == b.kw && a.stride_h == b.stride_h &&
@@ -28,7 +28,7 @@ bool same_conv(const ConvParams& a, const ConvParams& b) {
 
 // Checks every case of `m` against the layers it claims to stand for, and that each layer is claimed once.
 void check_cases_cover(const ModelDesc& m) {
-  auto be = cpu();
+  auto be = cpu_one_thread();
   const std::vector<LayerCase> cases = model_layer_cases(m, *be);
   const std::vector<Shape> shapes = infer_shapes(m, 2, m.default_image_size);
   std::map<int, int> claimed;
@@ -72,7 +72,7 @@ void check_cases_cover(const ModelDesc& m) {
 TEST_CASE("model cases: resnet50's check runs its own convolutions and no grouped or biased 3-channel one",
           "[check][model]") {
   const ModelDesc m = build_model("resnet50", 10);
-  auto be = cpu();
+  auto be = cpu_one_thread();
   const std::vector<LayerCase> cases = model_layer_cases(m, *be);
   std::set<std::string> model_convs, case_convs;
   auto key = [](const ConvParams& c, int64_t in_c) {
@@ -108,7 +108,7 @@ TEST_CASE("model cases: every layer of every shipped model is covered once by a 
 }
 
 TEST_CASE("model cases: the ReLUs resnet18 folds into batch norm and add are checked with them", "[check][model]") {
-  auto be = cpu();
+  auto be = cpu_one_thread();
   const ModelDesc m = build_model("resnet18", 10);
   std::set<LayerKind> fused;
   for (const LayerCase& c : model_layer_cases(m, *be))

@@ -10,7 +10,7 @@ using namespace mg;
 
 namespace {
 
-float value(int rank, size_t i) { return static_cast<float>(2 * rank + 1 + static_cast<int>(i % 7)); }
+float rank_value(int rank, size_t i) { return static_cast<float>(2 * rank + 1 + static_cast<int>(i % 7)); }
 
 void put(std::vector<char>& b, size_t i, DType dt, float v) {
   if (dt == DType::F32) reinterpret_cast<float*>(b.data())[i] = v;
@@ -30,7 +30,7 @@ std::vector<std::vector<float>> run(test::CpuWorld& w, bool ps, DType dt, bool i
   mg::run_on_threads(n, [&](int r) {
     std::vector<char> a(count * dtype_size(dt)), b(count * dtype_size(dt));
     for (size_t i = 0; i < count; ++i) {
-      put(a, i, dt, value(r, i));
+      put(a, i, dt, rank_value(r, i));
       put(b, i, dt, -3);
     }
     std::vector<char>& recv = in_place ? a : b;
@@ -60,7 +60,7 @@ TEST_CASE("gloo reduce sums on the root, ps all-reduce (reduce + broadcast) matc
         auto ps = run(w, true, dt, in_place, count, 0);
         for (size_t i = 0; i < count; ++i) {
           float sum = 0;
-          for (int q = 0; q < n; ++q) sum += value(q, i);
+          for (int q = 0; q < n; ++q) sum += rank_value(q, i);
           REQUIRE(red[root][i] == sum);
           for (int r = 0; r < n; ++r) REQUIRE(ps[r][i] == sum);
         }

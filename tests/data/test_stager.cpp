@@ -70,7 +70,7 @@ class CountingSource final : public DataSource {
   int k_ = 0;
 };
 
-std::unique_ptr<Backend> cpu() { return make_backend(DeviceKind::Cpu, 0, {}); }
+std::unique_ptr<Backend> cpu_backend() { return make_backend(DeviceKind::Cpu, 0, {}); }
 
 // Reads a device tensor back through the backend, as a trainer would see it.
 template <typename T>
@@ -95,7 +95,7 @@ double median(std::vector<double> v) {
 }  // namespace
 
 TEST_CASE("stager: batches arrive in order, intact, for depth 1-3") {
-  auto be = cpu();
+  auto be = cpu_backend();
   for (int depth = 1; depth <= 3; ++depth) {
     const DataSpec s = small_spec(4, 8);
     auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, depth, 2);
@@ -113,7 +113,7 @@ TEST_CASE("stager: batches arrive in order, intact, for depth 1-3") {
 }
 
 TEST_CASE("stager: labels stay attached from JPEG folder to device buffers, across shards") {
-  auto be = cpu();
+  auto be = cpu_backend();
   test::TempDir d;
   test::make_id_folder(d.path(), 3, 4);  // 12 ids, label = id / 4
   for (int shards = 1; shards <= 2; ++shards) {
@@ -139,7 +139,7 @@ TEST_CASE("stager: labels stay attached from JPEG folder to device buffers, acro
 }
 
 TEST_CASE("stager: input wait accounts for a slow source's delay (30 ms per batch)") {
-  auto be = cpu();
+  auto be = cpu_backend();
   const DataSpec s = small_spec(2, 8);
   auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms), s, 2, 2);
   std::vector<double> waits;
@@ -167,7 +167,7 @@ TEST_CASE("stager: input wait accounts for a slow source's delay (30 ms per batc
 TEST_CASE("stager: depth 2 hides a source behind compute (median wait < 4 ms for 10 ms batches, 40 ms steps)") {
   // Without prefetching every wait would be the source's 10 ms; with it the next batch is ready long before the
   // 40 ms of compute end, which leaves the source thread ample slack on a loaded host.
-  auto be = cpu();
+  auto be = cpu_backend();
   const DataSpec s = small_spec(2, 8);
   auto in = make_stager(*be, std::make_unique<CountingSource>(s, 10ms), s, 2, 2);
   std::vector<double> waits;
@@ -181,7 +181,7 @@ TEST_CASE("stager: depth 2 hides a source behind compute (median wait < 4 ms for
 }
 
 TEST_CASE("stager: a partly hidden source waits only for the difference (30 ms source, 20 ms compute)") {
-  auto be = cpu();
+  auto be = cpu_backend();
   const DataSpec s = small_spec(2, 8);
   auto clock = std::make_shared<ProductionClock>();
   auto in = make_stager(*be, std::make_unique<CountingSource>(s, 30ms, -1, clock), s, 2, 2);
@@ -209,7 +209,7 @@ TEST_CASE("stager: a partly hidden source waits only for the difference (30 ms s
 }
 
 TEST_CASE("stager: a source failure surfaces from next() as the original error, after the good batches") {
-  auto be = cpu();
+  auto be = cpu_backend();
   const DataSpec s = small_spec(2, 4);
   auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms, 3), s, 2, 2);
   for (int k = 0; k < 3; ++k) {
@@ -222,7 +222,7 @@ TEST_CASE("stager: a source failure surfaces from next() as the original error, 
 }
 
 TEST_CASE("stager: destruction while the producer is blocked or mid-batch does not hang") {
-  auto be = cpu();
+  auto be = cpu_backend();
   const DataSpec s = small_spec(2, 4);
   {
     auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 2, 2);  // never consumed
@@ -236,7 +236,7 @@ TEST_CASE("stager: destruction while the producer is blocked or mid-batch does n
 }
 
 TEST_CASE("stager: misuse is reported, bad depth is a usage error") {
-  auto be = cpu();
+  auto be = cpu_backend();
   const DataSpec s = small_spec(2, 4);
   REQUIRE_THROWS_AS(make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 0, 2), UsageError);
   auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, 1, 2);
@@ -246,7 +246,7 @@ TEST_CASE("stager: misuse is reported, bad depth is a usage error") {
 }
 
 TEST_CASE("device synthetic: one batch generated once, reused, zero wait, labels in range") {
-  auto be = cpu();
+  auto be = cpu_backend();
   DataSpec s = small_spec(8, 6);
   s.num_classes = 7;
   auto in = make_device_synthetic_input(*be, s);
@@ -263,7 +263,7 @@ TEST_CASE("device synthetic: one batch generated once, reused, zero wait, labels
 }
 
 TEST_CASE("stager: the copy events of the last held batches stay distinct however far the producer runs") {
-  auto be = cpu();
+  auto be = cpu_backend();
   const DataSpec s = small_spec(2, 4);
   const int depth = 1, held = 10;  // e.g. --accum-steps 5 read one step late, with --staging-depth 1
   auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, depth, held);
