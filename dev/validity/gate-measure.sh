@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# The regression gate's own validity check (issue 11), as committed in results/validity/gate-*.
+# The regression gate's own validity check: how often it raises a false alarm and how often it finds a known
+# slowdown; the runs committed in results/validity/gate-*.
 #
-#   results/validity/gate-measure.sh OUT [TRIALS] [K]     (MGBENCH: the binary, copied to a private path first)
+#   dev/validity/gate-measure.sh OUT [TRIALS] [K]     (MGBENCH: the binary, copied to a private path first)
 #
 # Each trial runs the configs/ci-smoke.json preset K times in a 4-way rotation
 #   A  A'  S10  S5  A  A'  S10  S5 ...

@@ -2,10 +2,10 @@
 """Tabulates a gate-measure.sh output folder: per trial and comparison (A vs A', A vs S10, A vs S5) the gate's
 verdict (mgbench compare --paired on the K run pairs, read from compare-*.json) beside the old method on the
 same data: (1) the U test over all pooled step times of the K runs per side (compare's per_step_diagnostic) and
-(2) the gate as it was before issue 11: one invocation per side (run 01 of each) judged by a U test over its
+(2) the gate as it was first written: one invocation per side (run 01 of each) judged by a U test over its
 steps (recomputed here by `mgbench compare RUN01 RUN01`, whose per_step_diagnostic is exactly that method).
 
-  results/validity/gate-analyze.py OUT MGBENCH > summary.md
+  dev/validity/gate-analyze.py OUT MGBENCH > summary.md
 """
 import json
 import os
