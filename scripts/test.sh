@@ -6,7 +6,7 @@
 #  3. ThreadSanitizer (build-tsan/, CPU path, -O1): the tests of the threaded parts (trainer and replicas, Gloo and
 #     local communicators, peer monitor, stores, stager, decode pool, core's thread groups).
 #  4. libFuzzer (build-fuzz/, clang): every fuzz target for MGBENCH_FUZZ_SECONDS (default 30) on its seed corpus.
-# All four run by default, in CI too (23 minutes on a quiet 2-core machine, docs/testing.md);
+# All four run by default, in CI too (measured stage times in docs/testing.md);
 # MGBENCH_SANITIZERS=0 stops after stage 1 for a quick local run. Arguments go to ctest and select tests of
 # stage 1 only. Any failing stage fails the script; every stage's wall and CPU time is printed at the end.
 set -euo pipefail

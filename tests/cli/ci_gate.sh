@@ -23,10 +23,10 @@ SH
   chmod +x "$path"
   echo "$path"
 }
-slow=$(wrapper slow-mgbench --inject-slowdown 1)      # every step twice as long
+slow=$(wrapper slow-mgbench --inject-slowdown 4)      # every step 5x as long
 other=$(wrapper other-preset --num-classes 20)                # the same preset, run differently
 
-# A 2x slowdown in NEW is found: 6 pairs all slower (p = 2/64), ratio far below 0.95.
+# A 5x slowdown in NEW is found: 6 pairs all slower (p = 2/64), ratio far below 0.95.
 export OUT_DIR=$TMP/ab
 expect_status 1 "$gate" --base "$MGBENCH" --new "$slow" --runs 6 -- "${short[@]}"
 [[ $(ls "$OUT_DIR/base" | wc -l) -eq 6 && $(ls "$OUT_DIR/new" | wc -l) -eq 6 ]] || fail "expected 6 runs per side"
@@ -34,7 +34,7 @@ json_check "$OUT_DIR/compare.json" "d['options']['paired'] and d['pairs'][0]['ve
   || fail "interleaved gate: expected a paired regression verdict"
 json_check "$OUT_DIR/compare.json" "d['pairs'][0]['base']['runs'] == 6 and d['pairs'][0]['significance_judged']" \
   || fail "interleaved gate: six runs per side, significance judged"
-json_check "$OUT_DIR/new/run-01.json" "d['config']['inject_slowdown'] == 1" || fail "--inject-slowdown not recorded"
+json_check "$OUT_DIR/new/run-01.json" "d['config']['inject_slowdown'] == 4" || fail "--inject-slowdown not recorded"
 json_check "$OUT_DIR/base/run-01.json" "d['config']['inject_slowdown'] == 0" || fail "BASE ran slowed"
 grep -q "smallest detectable slowdown" "$OUT_DIR/compare.md" || fail "the report does not state its noise floor"
 grep -q "performance regression" "$TMP/out" || fail "no regression line"
@@ -143,14 +143,14 @@ json_check "$OUT_DIR/compare.json" "d['options']['across_time'] and not d['optio
 expect_status 2 "$tree/scripts/ci-regression.sh" --new "$MGBENCH" --runs 2
 grep -q "ran different presets" "$TMP/err" || { cat "$TMP/err"; fail "committed baseline vs another preset"; }
 
-# --calibrate with two binaries of the same source (A and A' as separate files): one trial with a 2x slowdown
+# --calibrate with two binaries of the same source (A and A' as separate files): one trial with a 5x slowdown
 # must be detected; both counts printed with their exact bounds.
 cp "$MGBENCH" "$TMP/mgbench-a2"
 export OUT_DIR=$TMP/cal
-expect_status 0 "$gate" --calibrate --base "$TMP/mgbench-a2" --trials 1 --runs 6 --slowdown 1 -- "${short[@]}"
+expect_status 0 "$gate" --calibrate --base "$TMP/mgbench-a2" --trials 1 --runs 6 --slowdown 4 -- "${short[@]}"
 grep -Eq "^false alarms \(A vs A' judged a regression\): 0 of 1 \(exact one-sided 95 % upper bound of the rate: 95.0 %\)$|^false alarms .*: 1 of 1 \(.*: 100.0 %\)$" \
   "$TMP/out" || { cat "$TMP/out"; fail "no false-alarm rate"; }
-grep -q "^detected (slowdown 1 judged a regression): 1 of 1 (exact one-sided 95 % lower bound of the rate: 5.0 %)$" \
+grep -q "^detected (slowdown 4 judged a regression): 1 of 1 (exact one-sided 95 % lower bound of the rate: 5.0 %)$" \
   "$TMP/out" || { cat "$TMP/out"; fail "no detection rate"; }
 # A' of another version is not a false-alarm measurement.
 other_version=$TMP/other-version
