@@ -157,12 +157,8 @@ class Backend {
   // AdamW as torch.optim.AdamW, on flat fp32 buffers of n elements; step counts from 1 (bias correction):
   //   g = grad * grad_scale;  p -= lr * weight_decay * p;  m = b1 m + (1 - b1) g;  v = b2 v + (1 - b2) g^2;
   //   p -= lr * (m / (1 - b1^step)) / (sqrt(v / (1 - b2^step)) + eps)
-  // A backend without it says so (the CUDA backend has no kernel for it yet).
-  virtual void adamw_update(float* /*params*/, const float* /*grads*/, float* /*m*/, float* /*v*/, size_t /*n*/,
-                            int64_t /*step*/, float /*lr*/, float /*beta1*/, float /*beta2*/, float /*eps*/,
-                            float /*weight_decay*/, float /*grad_scale*/) {
-    throw UsageError(std::string("--optimizer adamw is not yet on ") + device_kind_name(kind()));
-  }
+  virtual void adamw_update(float* params, const float* grads, float* m, float* v, size_t n, int64_t step, float lr,
+                            float beta1, float beta2, float eps, float weight_decay, float grad_scale) = 0;
   // Number of NaN/Inf elements (synchronises the Compute stream).
   virtual int64_t count_nonfinite(const Tensor& t) = 0;
 };

@@ -40,7 +40,10 @@ std::string format_table(const RunResult& r) {
   const RunConfig& c = r.config;
   std::string out = fmt::format("{} {} on {}{}, batch {} {}, {} steps x{} (warm-up {}){}, host {}", c.model,
                                 precision_name(c.precision), device_kind_name(c.device),
-                                c.forward_only ? " (forward only)" : c.input_only ? " (input only)" : "",
+                                c.forward_only  ? " (forward only)"
+                                : c.input_only  ? " (input only)"
+                                : c.optimizer == Optimizer::AdamW ? " (AdamW)"
+                                                                  : "",
                                 c.batch_size, c.scaling == Scaling::Weak ? "per device" : "global", c.steps,
                                 c.repeat, c.warmup,
                                 c.runs > 1 ? fmt::format(", {} runs in fresh processes", c.runs) : "",

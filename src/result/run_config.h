@@ -19,6 +19,10 @@ namespace mg {
 enum class Scaling { Weak, Strong };
 inline constexpr NameTable<Scaling, 2> kScalingNames{{{{"weak", Scaling::Weak}, {"strong", Scaling::Strong}}}};
 
+// The update rule (--optimizer): SGD with momentum, or AdamW (decoupled weight decay); Backend states both.
+enum class Optimizer { Sgd, AdamW };
+inline constexpr NameTable<Optimizer, 2> kOptimizerNames{{{{"sgd", Optimizer::Sgd}, {"adamw", Optimizer::AdamW}}}};
+
 // Ring: the library's all-reduce; Ps: reduce to rank 0, then broadcast from it (a parameter server); None: none.
 enum class AllreduceMode { Ring, None, Ps };
 inline constexpr NameTable<AllreduceMode, 3> kAllreduceModeNames{
@@ -68,10 +72,12 @@ struct RunConfig {
   // measured time, so the run is slower by a known amount. 0 = off; recorded in the result when used.
   double inject_slowdown = 0;
 
-  // optimizer
+  // optimizer (the CLI's defaults for lr and weight decay are SGD's here, torch.optim.AdamW's for AdamW)
+  Optimizer optimizer = Optimizer::Sgd;
   float lr = 0.01f;
-  float momentum = 0.9f;
+  float momentum = 0.9f;  // SGD only
   float weight_decay = 1e-4f;
+  float adam_beta1 = 0.9f, adam_beta2 = 0.999f, adam_eps = 1e-8f;  // AdamW only
   float loss_scale = 65536.0f;  // fp16 initial dynamic loss scale
 
   // data

@@ -8,7 +8,8 @@
 
 namespace mg {
 
-ParamStore::ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& per_layer) : be_(be) {
+ParamStore::ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& per_layer, bool second_moment)
+    : be_(be) {
   for (size_t l = 0; l < per_layer.size(); ++l) {
     for (const auto& p : per_layer[l]) {
       ParamEntry e;
@@ -25,6 +26,7 @@ ParamStore::ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& 
   params_ = DeviceBuffer(be, bytes);
   grads_ = DeviceBuffer(be, bytes);
   momentum_ = DeviceBuffer(be, bytes);
+  if (second_moment) second_moment_ = DeviceBuffer(be, bytes);
 }
 
 std::vector<float*> ParamStore::layer_params(int layer) const {
@@ -68,6 +70,7 @@ void ParamStore::initialize(uint64_t seed) {
   be_.copy_h2d(params(), host.data(), total_ * sizeof(float), StreamKind::Compute);
   std::vector<float> zeros(total_, 0.0f);
   be_.copy_h2d(momentum(), zeros.data(), total_ * sizeof(float), StreamKind::Compute);
+  if (second_moment()) be_.copy_h2d(second_moment(), zeros.data(), total_ * sizeof(float), StreamKind::Compute);
   be_.copy_h2d(grads(), zeros.data(), total_ * sizeof(float), StreamKind::Compute);
   be_.synchronize(StreamKind::Compute);
 }

@@ -1,4 +1,4 @@
-// The model's trainable state on one replica: parameters, their gradients and SGD momentum, each one flat fp32
+// The model's trainable state on one replica: parameters, their gradients and the optimizer's state, each one flat fp32
 // buffer in layer order. Flat storage is what makes gradient buckets contiguous ranges (all-reduced without
 // packing) and lets the optimizer run as one fused update.
 #pragma once
@@ -21,13 +21,14 @@ struct ParamEntry {
 
 class ParamStore {
  public:
-  // per_layer[i]: the parameter tensors of layer i (empty for parameter-free layers).
-  ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& per_layer);
+  // per_layer[i]: layer i's parameter tensors; second_moment: AdamW's (momentum() then holds its first moment).
+  ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& per_layer, bool second_moment = false);
 
   size_t size() const { return total_; }
   float* params() const { return params_.as<float>(); }
   float* grads() const { return grads_.as<float>(); }
   float* momentum() const { return momentum_.as<float>(); }
+  float* second_moment() const { return second_moment_.as<float>(); }  // null unless asked for
   const std::vector<ParamEntry>& entries() const { return entries_; }
   // Pointers for LayerOp::bind, for layer i.
   std::vector<float*> layer_params(int layer) const;
@@ -36,7 +37,7 @@ class ParamStore {
   int layer_of(size_t index) const;
 
   // Deterministic initialisation from seed, identical on every replica and backend: weights uniform in
-  // +-sqrt(6/fan_in) (He/Kaiming uniform for ReLU nets), biases and BN beta 0, BN gamma 1; momentum 0.
+  // +-sqrt(6/fan_in) (He/Kaiming uniform for ReLU nets), biases and BN beta 0, BN gamma 1; moments 0.
   void initialize(uint64_t seed);
   std::vector<float> download_params() const;
   std::vector<float> download_grads() const;
@@ -47,7 +48,7 @@ class ParamStore {
   Backend& be_;
   std::vector<ParamEntry> entries_;
   size_t total_ = 0;
-  DeviceBuffer params_, grads_, momentum_;
+  DeviceBuffer params_, grads_, momentum_, second_moment_;
 };
 
 }  // namespace mg

@@ -53,7 +53,7 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
   }
   if (!cfg.input_only) {
     net_ = std::make_unique<ModelGraph>(be, model, batch, image, cfg.precision, cfg.seed, train);
-    store_ = std::make_unique<ParamStore>(be, net_->param_shapes());
+    store_ = std::make_unique<ParamStore>(be, net_->param_shapes(), train && cfg.optimizer == Optimizer::AdamW);
     store_->initialize(cfg.seed);  // same seed on every replica: identical starting weights
     net_->bind(*store_);
     Communicator* sync_comm = cfg.allreduce != AllreduceMode::None ? comm : nullptr;
@@ -114,6 +114,7 @@ void Replica::launch(int index) {
   be_.record(*ev.start, StreamKind::Compute);
   const float scale = scaler_.scale();  // the scale this step's backward runs with
   for (int k = 0; k < K; ++k) {
+    if (!train && k > 0) input_->release();  // the previous micro-batch's slot, timed as input work
     DeviceBatch batch = input_->next();
     if (batch.copy_begin && batch.copy_end) ev.copies.emplace_back(batch.copy_begin, batch.copy_end);
     be_.record(*ev.in_end[k], StreamKind::Compute);
@@ -122,9 +123,11 @@ void Replica::launch(int index) {
       if (train) net_->loss(batch.labels, scale);
     }
     be_.record(*ev.fwd_end[k], StreamKind::Compute);
-    if (!train) be_.record(*ev.bwd_end[k], StreamKind::Compute);  // no backward: the slot release is not one
+    if (!train) {  // no backward; the slot is released before the next batch or after the step's last event
+      be_.record(*ev.bwd_end[k], StreamKind::Compute);
+      continue;
+    }
     input_->release();  // nothing after this reads the batch, so its slot can be refilled under backward
-    if (!train) continue;
     if (k == K - 1) {
       GradReadyClock* clock = clocks_[index % 2].get();
       net_->backward(k > 0, [this, clock](int layer) {
@@ -147,13 +150,20 @@ void Replica::launch(int index) {
     ev.skipped = scaler_.check_and_update(be_, g);
     if (!ev.skipped) {
       const float grad_scale = static_cast<float>(1.0 / (replicas * K * scale));
-      be_.sgd_update(store_->params(), store_->grads(), store_->momentum(), store_->size(), cfg_.lr,
-                     cfg_.momentum, cfg_.weight_decay, grad_scale);
+      if (cfg_.optimizer == Optimizer::AdamW) {
+        be_.adamw_update(store_->params(), store_->grads(), store_->momentum(), store_->second_moment(),
+                         store_->size(), ++adam_steps_, cfg_.lr, cfg_.adam_beta1, cfg_.adam_beta2, cfg_.adam_eps,
+                         cfg_.weight_decay, grad_scale);
+      } else {
+        be_.sgd_update(store_->params(), store_->grads(), store_->momentum(), store_->size(), cfg_.lr,
+                       cfg_.momentum, cfg_.weight_decay, grad_scale);
+      }
     }
     be_.copy_d2h(&loss_host_[index % 2], net_->loss_tensor().data, sizeof(float), StreamKind::Compute);
   }
   if (cfg_.inject_slowdown > 0) inject_slowdown(be_, cfg_.inject_slowdown, host_start);
   be_.record(*ev.opt_end, StreamKind::Compute);
+  if (!train) input_->release();
 }
 
 StepBreakdown Replica::collect(int index) {

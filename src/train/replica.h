@@ -91,6 +91,7 @@ class Replica {
   std::vector<double> bucket_times_;
   LossScaler scaler_;
   float last_loss_ = 0;
+  int64_t adam_steps_ = 0;  // AdamW updates applied (skipped fp16 overflow steps do not count), for bias correction
 };
 
 }  // namespace mg

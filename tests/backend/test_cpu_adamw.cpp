@@ -4,7 +4,6 @@
 #include <vector>
 
 #include "layer_test_util.h"
-#include "support/delegating_backend.h"
 
 using namespace mgtest;
 
@@ -51,12 +50,4 @@ TEST_CASE("cpu adamw_update: the first step moves each parameter by lr against i
   CHECK_THROWS_WITH(backend().adamw_update(p.data(), g.data(), m.data(), v.data(), 2, 0, 0.1f, 0.9f, 0.999f, 1e-8f,
                                            0.f, 1.f),
                     Catch::Contains("step counts from 1"));
-}
-
-TEST_CASE("adamw_update on a backend without it (the CUDA backend for now) is a usage error naming the device") {
-  mg::test::DelegatingBackend without(backend());  // forwards sgd_update but has no adamw_update of its own
-  std::vector<float> p{1.f}, g{1.f}, m{0.f}, v{0.f};
-  CHECK_THROWS_WITH(without.adamw_update(p.data(), g.data(), m.data(), v.data(), 1, 1, 0.1f, 0.9f, 0.999f, 1e-8f, 0.f,
-                                         1.f),
-                    "--optimizer adamw is not yet on cpu");
 }

@@ -5,8 +5,11 @@ source "$(dirname "$0")/lib.bash"
 run=(--device cpu --model tiny --num-classes 10 --warmup 1 --steps 4 --no-progress)
 
 expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1,2 --batch-size 8 --forward-only --json "$TMP/fwd.json"
-json_check "$TMP/fwd.json" "d['config']['forward_only'] and all(r['breakdown']['backward_s'] < 1e-4 and r['breakdown']['forward_s'] > 0 for r in d['runs'])" \
+json_check "$TMP/fwd.json" "d['config']['forward_only'] and all(r['breakdown']['backward_s'] < 1e-4 and r['breakdown']['comm_exposed_s'] < 1e-4 and r['breakdown']['forward_s'] > 0 for r in d['runs'])" \
   || fail "forward-only: no backward time expected"
+# Forward-only micro-batches through the host stager: each slot is released before the next batch is taken.
+expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1 --batch-size 8 --forward-only --accum-steps 3 --synthetic-source host \
+  --json "$TMP/fwd3.json"
 # No gradients, no profile: the wire casts are timed by 1-device training runs only.
 json_check "$TMP/fwd.json" "[r['wire_casts'] for r in d['runs']] == [[], []]" || fail "forward-only: wire_casts timed"
 
@@ -50,6 +53,23 @@ fi
 ONEDNN_MAX_CPU_ISA=AVX2 expect_usage_error "--cpu-conv-algo winograd: oneDNN has no Winograd convolution on this CPU" \
   "$MGBENCH" "${small[@]}" --cpu-conv-algo winograd
 expect_usage_error "--cpu-conv-algo fft is not one of" "$MGBENCH" "${small[@]}" --cpu-conv-algo fft
+
+# AdamW: PyTorch's defaults unless given, recorded; two replicas stay in step; its options refused where they do not
+# apply or out of range.
+expect_status 0 "$MGBENCH" "${run[@]}" --gpus 2 --no-baseline --batch-size 8 --optimizer adamw --adam-beta2 0.95 \
+  --json "$TMP/adamw.json"
+json_check "$TMP/adamw.json" "(c := d['config'])['optimizer'] == 'adamw' and all(abs(c[k] - v) <= 1e-6 * v for k, v in [('lr', 1e-3), ('weight_decay', 0.01), ('adam_beta1', 0.9), ('adam_beta2', 0.95), ('adam_eps', 1e-8)])" \
+  || fail "--optimizer adamw: defaults not recorded: $(json_get "$TMP/adamw.json" "d['config']")"
+json_check "$TMP/adamw.json" "d['runs'][0]['replicas_identical']" || fail "--optimizer adamw: replicas drifted apart"
+grep -q "^tiny fp32 on cpu (AdamW), " "$TMP/out" || { cat "$TMP/out"; fail "the table's title does not say AdamW"; }
+json_check "$TMP/fwd.json" "d['config']['optimizer'] == 'sgd' and abs(d['config']['lr'] - 0.01) < 1e-8 and abs(d['config']['weight_decay'] - 1e-4) < 1e-10" \
+  || fail "SGD's defaults not recorded"
+expect_usage_error "--momentum applies to --optimizer sgd" "$MGBENCH" "${run[@]}" --optimizer adamw --momentum 0.5
+expect_usage_error "--optimizer adam is not one of" "$MGBENCH" "${run[@]}" --optimizer adam
+expect_usage_error "--adam-beta2 must be in \[0, 1\)" "$MGBENCH" "${run[@]}" --optimizer adamw --adam-beta2 1
+expect_usage_error "--adam-eps must be positive" "$MGBENCH" "${run[@]}" --optimizer adamw --adam-eps 0
+expect_usage_error "--adam-beta1, --adam-beta2 and --adam-eps apply to --optimizer adamw" "$MGBENCH" "${run[@]}" \
+  --adam-beta1 0.8
 
 if grep -q avx512_bf16 /proc/cpuinfo; then
   expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1 --batch-size 8 --precision bf16 --json "$TMP/bf16.json"

@@ -124,6 +124,21 @@ TEST_CASE("SGD momentum update matches the CPU backend", "[gpu][ops]") {
   CHECK(rel_err(download(gpu(), gv.p, n, DType::F32), v) <= 1e-6);
 }
 
+TEST_CASE("AdamW update matches the CPU backend", "[gpu][ops]") {
+  const size_t n = 10001;
+  std::vector<float> p = random_vec(n, 1), g = random_vec(n, 2), m(n, 0.f), v(n, 0.f);
+  Dev gp = upload(gpu(), p, DType::F32), gg = upload(gpu(), g, DType::F32), gm = upload(gpu(), m, DType::F32),
+      gv = upload(gpu(), v, DType::F32);
+  for (int64_t step = 1; step <= 3; ++step) {
+    cpu().adamw_update(p.data(), g.data(), m.data(), v.data(), n, step, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.5f);
+    gpu().adamw_update(static_cast<float*>(gp.p), static_cast<const float*>(gg.p), static_cast<float*>(gm.p),
+                       static_cast<float*>(gv.p), n, step, 1e-3f, 0.9f, 0.95f, 1e-8f, 0.1f, 0.5f);
+  }
+  CHECK(rel_err(download(gpu(), gp.p, n, DType::F32), p) <= 1e-6);
+  CHECK(rel_err(download(gpu(), gm.p, n, DType::F32), m) <= 1e-6);
+  CHECK(rel_err(download(gpu(), gv.p, n, DType::F32), v) <= 1e-6);
+}
+
 TEST_CASE("count_nonfinite counts NaN and Inf in every float type", "[gpu][ops]") {
   std::vector<float> v = random_vec(5000, 9);
   v[0] = NAN;

@@ -24,7 +24,8 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(j.at("config").at("device") == "cpu");
   CHECK(j.at("config").at("scaling") == "weak");
   CHECK(j.at("config").at("allreduce") == "ring");
-  CHECK(j.at("config").size() == 45);  // one key per RunConfig field
+  CHECK(j.at("config").at("optimizer") == "sgd");
+  CHECK(j.at("config").size() == 49);  // one key per RunConfig field
   CHECK(j.at("check").is_null());       // the fixture ran no correctness check
   const json& run = j.at("runs").at(1);
   CHECK(run.at("devices") == 2);

@@ -25,7 +25,8 @@ inline const std::map<std::string, nlohmann::json>& other_config_values() {
       {"allreduce", "ps"},          {"nccl_algo", "tree"},      {"comm_timeout_s", 30.0},
       {"transports", {"tcp", "local"}}, {"gloo_iface", "lo"},   {"json_path", "a.json"},
       {"trace_path", "t.json"},     {"config_file", "c.json"},  {"command_line", "mgbench --steps 3"},
-      {"progress", false},          {"check", false},
+      {"progress", false},          {"check", false},           {"optimizer", "adamw"},
+      {"adam_beta1", 0.5},          {"adam_beta2", 0.75},       {"adam_eps", 0.125},
   };
   return values;
 }

@@ -55,6 +55,10 @@ class DelegatingBackend : public Backend {
   void sgd_update(float* p, const float* g, float* m, size_t n, float lr, float mom, float wd, float gs) override {
     b_.sgd_update(p, g, m, n, lr, mom, wd, gs);
   }
+  void adamw_update(float* p, const float* g, float* m, float* v, size_t n, int64_t step, float lr, float b1, float b2,
+                    float eps, float wd, float gs) override {
+    b_.adamw_update(p, g, m, v, n, step, lr, b1, b2, eps, wd, gs);
+  }
   int64_t count_nonfinite(const Tensor& t) override { return b_.count_nonfinite(t); }
 
  protected:

@@ -92,6 +92,33 @@ TEST_CASE("loss falls when the tiny network learns a fixed batch", "[train][lear
   REQUIRE(end < 0.5 * start);
 }
 
+TEST_CASE("AdamW: replicas stay identical, the loss falls, and the weights are not SGD's", "[train][learning]") {
+  RunConfig c = tiny_config();
+  c.warmup = 0;
+  c.num_classes = 2;
+  c.optimizer = Optimizer::AdamW;
+  c.lr = 0.01f;
+  c.weight_decay = 0.01f;
+  auto run = [](const RunConfig& cfg, int replicas, const std::string& key) {
+    TrainRequest req;
+    req.local_replicas = replicas;
+    req.job_key = key;
+    return train_replicas(cfg, LaunchInfo{}, req).result;
+  };
+  RunConfig one = c;
+  one.steps = 1;
+  c.steps = 40;
+  const DeviceCountResult first = run(one, 2, "adamw-1"), last = run(c, 2, "adamw-40");
+  REQUIRE(last.replica_checksums.size() == 2);
+  CHECK(last.replica_checksums[0] == last.replica_checksums[1]);
+  INFO("loss after 1 step " << first.final_loss << ", after 40 steps " << last.final_loss);
+  REQUIRE(std::isfinite(last.final_loss));
+  CHECK(last.final_loss < 0.5 * first.final_loss);
+  RunConfig sgd = one;
+  sgd.optimizer = Optimizer::Sgd;
+  CHECK(run(sgd, 2, "sgd-1").replica_checksums[0] != first.replica_checksums[0]);
+}
+
 TEST_CASE("a diverging loss stops the run naming the step", "[train][errors]") {
   RunConfig c = tiny_config();
   c.lr = 1e30f;

@@ -2,16 +2,15 @@
 // decay applied to the parameter before the moment step, bias corrections from the step count.
 #include <cmath>
 
+#include "backend/adam_bias_correction.h"
 #include "backend/cpu/cpu_backend.h"
-#include "core/error.h"
 
 namespace mg {
 
 void CpuBackend::adamw_update(float* p, const float* g, float* m, float* v, size_t n, int64_t step, float lr,
                               float beta1, float beta2, float eps, float weight_decay, float grad_scale) {
-  MG_ENSURE(step >= 1, "adamw_update: step counts from 1, got " + std::to_string(step));
-  const float c1 = 1.f / static_cast<float>(1.0 - std::pow(static_cast<double>(beta1), static_cast<double>(step)));
-  const float c2 = 1.f / static_cast<float>(1.0 - std::pow(static_cast<double>(beta2), static_cast<double>(step)));
+  const AdamBiasCorrection b = adam_bias_correction(beta1, beta2, step);
+  const float c1 = b.c1, c2 = b.c2;
   const float decay = 1.f - lr * weight_decay;
   const int64_t count = static_cast<int64_t>(n);
 #pragma omp parallel for simd

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <cstdio>
 
+#include "backend/adam_bias_correction.h"
 #include "backend/cuda/cuda_check.h"
 #include "backend/gpu_probe.h"
 #include "backend/loaded_libraries.h"
@@ -350,6 +351,13 @@ void CudaBackend::sgd_update(float* params, const float* grads, float* momentum_
                              float momentum, float weight_decay, float grad_scale) {
   kernels::sgd_update(params, grads, momentum_buf, static_cast<int64_t>(n), lr, momentum, weight_decay, grad_scale,
                       compute());
+}
+
+void CudaBackend::adamw_update(float* params, const float* grads, float* m, float* v, size_t n, int64_t step, float lr,
+                               float beta1, float beta2, float eps, float weight_decay, float grad_scale) {
+  const AdamBiasCorrection c = adam_bias_correction(beta1, beta2, step);
+  kernels::adamw_update(params, grads, m, v, static_cast<int64_t>(n), lr, beta1, beta2, eps, weight_decay, c.c1, c.c2,
+                        grad_scale, compute());
 }
 
 int64_t CudaBackend::count_nonfinite(const Tensor& t) {

@@ -67,6 +67,8 @@ class CudaBackend final : public Backend {
                     float grad_scale) override;
   void sgd_update(float* params, const float* grads, float* momentum_buf, size_t n, float lr, float momentum,
                   float weight_decay, float grad_scale) override;
+  void adamw_update(float* params, const float* grads, float* m, float* v, size_t n, int64_t step, float lr,
+                    float beta1, float beta2, float eps, float weight_decay, float grad_scale) override;
   int64_t count_nonfinite(const Tensor& t) override;
 
   // ---- for the layer implementations (cuda_layer_*.cpp)

@@ -59,9 +59,14 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
   app.add_option("--image-size", c.image_size, "input height and width (default: the model's)");
   app.add_option("--num-classes", c.num_classes, "classifier outputs")->capture_default_str();
-  app.add_option("--lr", c.lr, "SGD learning rate")->capture_default_str();
-  app.add_option("--momentum", c.momentum, "SGD momentum")->capture_default_str();
-  app.add_option("--weight-decay", c.weight_decay, "SGD weight decay")->capture_default_str();
+  app.add_option("--optimizer", o.optimizer,
+                 "sgd (with momentum) | adamw (decoupled weight decay, as torch.optim.AdamW)")->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate (default: 0.01 for sgd, 0.001 for adamw)");
+  app.add_option("--momentum", o.momentum, "SGD momentum (default 0.9)");
+  app.add_option("--weight-decay", o.weight_decay, "weight decay (default: 1e-4 for sgd, 0.01 for adamw)");
+  app.add_option("--adam-beta1", o.adam_beta1, "AdamW's first-moment decay (default 0.9)");
+  app.add_option("--adam-beta2", o.adam_beta2, "AdamW's second-moment decay (default 0.999)");
+  app.add_option("--adam-eps", o.adam_eps, "AdamW's epsilon (default 1e-8)");
   app.add_option("--loss-scale", c.loss_scale, "initial dynamic loss scale for fp16")->capture_default_str();
   app.add_option("--data", c.data, "synthetic | DIR (ImageNet-style folder) | FILE.mgrec")->capture_default_str();
   app.add_option("--synthetic-source", o.synthetic_source, "device (one batch kept on the device) | host (staged every step)")->capture_default_str();
@@ -152,7 +157,22 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   }
   c.threads = o.threads.value_or(0);
   c.threads_per_replica = o.threads_per_replica.value_or(0);
+  c.optimizer = kOptimizerNames.parse(o.optimizer, "--optimizer");
+  const bool adamw = c.optimizer == Optimizer::AdamW;
+  c.lr = o.lr.value_or(adamw ? 1e-3f : 0.01f);  // torch.optim.AdamW's defaults, and this project's for SGD
+  c.weight_decay = o.weight_decay.value_or(adamw ? 0.01f : 1e-4f);
+  if (adamw && o.momentum) throw UsageError("--momentum applies to --optimizer sgd (AdamW has --adam-beta1)");
+  c.momentum = o.momentum.value_or(0.9f);
+  if (!adamw && (o.adam_beta1 || o.adam_beta2 || o.adam_eps))
+    throw UsageError("--adam-beta1, --adam-beta2 and --adam-eps apply to --optimizer adamw");
+  c.adam_beta1 = o.adam_beta1.value_or(c.adam_beta1);
+  c.adam_beta2 = o.adam_beta2.value_or(c.adam_beta2);
+  c.adam_eps = o.adam_eps.value_or(c.adam_eps);
   if (!(c.lr >= 0) || !(c.momentum >= 0) || !(c.weight_decay >= 0)) throw UsageError("--lr, --momentum and --weight-decay must be >= 0");
+  for (const auto& [beta, name] : {std::pair{c.adam_beta1, "--adam-beta1"}, std::pair{c.adam_beta2, "--adam-beta2"}}) {
+    if (!(beta >= 0 && beta < 1)) throw UsageError(std::string(name) + " must be in [0, 1)");
+  }
+  if (!(c.adam_eps > 0)) throw UsageError("--adam-eps must be positive");
   if (!(c.loss_scale >= 1)) throw UsageError("--loss-scale must be >= 1");
   if (c.forward_only && c.input_only) throw UsageError("--forward-only and --input-only exclude each other");
   if (!(c.inject_slowdown >= 0) || c.inject_slowdown > 10)

@@ -21,6 +21,9 @@ struct TrainOptions {
   std::string nccl_algo;        // "" = NCCL_ALGO as the user set it
   std::string synthetic_source = "device";
   std::string cpu_conv_algo = "fastest";
+  std::string optimizer = "sgd";
+  std::optional<float> lr, momentum, weight_decay;  // unset: the optimizer's defaults
+  std::optional<float> adam_beta1, adam_beta2, adam_eps;  // AdamW only
   std::vector<std::string> gpus;  // "1,2,4" or repeated
   std::vector<std::string> gpu_ids;
   std::vector<std::string> transports;

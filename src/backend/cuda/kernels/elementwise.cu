@@ -70,6 +70,19 @@ __global__ void sgd_k(float* p, const float* g, float* v, int64_t n, float lr, f
   }
 }
 
+// torch.optim.AdamW's order: decay the parameter, then the moment step.
+__global__ void adamw_k(float* p, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2,
+                        float eps, float decay, float c1, float c2, float gs) {
+  MG_GRID_LOOP(i, n) {
+    const float gi = g[i] * gs;
+    const float mi = beta1 * m[i] + (1.f - beta1) * gi;
+    const float vi = beta2 * v[i] + (1.f - beta2) * gi * gi;
+    m[i] = mi;
+    v[i] = vi;
+    p[i] = p[i] * decay - lr * (mi * c1) / (sqrtf(vi * c2) + eps);
+  }
+}
+
 template <typename T>
 __global__ void acc_f32_k(float* d, const T* s, int64_t n, bool accumulate) {
   MG_GRID_LOOP(i, n)
@@ -152,6 +165,13 @@ void sgd_update(float* p, const float* g, float* v, int64_t n, float lr, float m
                 float grad_scale, cudaStream_t s) {
   if (n <= 0) return;
   sgd_k<<<grid_for(n), 256, 0, s>>>(p, g, v, n, lr, momentum, weight_decay, grad_scale);
+  MG_CHECK_LAUNCH();
+}
+
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2, float eps,
+                  float weight_decay, float c1, float c2, float grad_scale, cudaStream_t s) {
+  if (n <= 0) return;
+  adamw_k<<<grid_for(n), 256, 0, s>>>(p, g, m, v, n, lr, beta1, beta2, eps, 1.f - lr * weight_decay, c1, c2, grad_scale);
   MG_CHECK_LAUNCH();
 }
 

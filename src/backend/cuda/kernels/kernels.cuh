@@ -26,6 +26,9 @@ void count_nonfinite(const void* p, DType dt, int64_t n, unsigned long long* cou
 // g = grad*grad_scale + wd*p; v = momentum*v + g; p -= lr*v (torch.optim.SGD, dampening 0, no nesterov).
 void sgd_update(float* p, const float* g, float* v, int64_t n, float lr, float momentum, float weight_decay,
                 float grad_scale, cudaStream_t s);
+// AdamW (backend.h states the update); c1, c2: the bias corrections 1 / (1 - beta^step).
+void adamw_update(float* p, const float* g, float* m, float* v, int64_t n, float lr, float beta1, float beta2, float eps,
+                  float weight_decay, float c1, float c2, float grad_scale, cudaStream_t s);
 // dst (fp32) = src converted (accumulate: dst += src). For low-precision weight gradients into fp32 grads.
 void accumulate_to_f32(float* dst, const void* src, DType src_dt, int64_t n, bool accumulate, cudaStream_t s);
 
