@@ -71,9 +71,10 @@ Figure samples_figure(const ResultInput& in) {
     w.line(c - spread / 2 - 8, ya.scale(1e3 * s.median_s), c + spread / 2 + 8, ya.scale(1e3 * s.median_s), med);
     w.close_group();
     f.series.push_back(labels[i]);
-    f.table.rows.push_back({labels[i], std::to_string(n), format_ms(s.median_s),
-                            s.ci95_lo_s > 0 ? format_ms(s.ci95_lo_s) + " – " + format_ms(s.ci95_hi_s) : "-", format_ms(s.p5_s),
-                            format_ms(s.p95_s), format_ms(s.jitter_s), s.ci95_method + (s.process_runs > 1 ? fmt::format(" ({} runs)", s.process_runs) : "")});
+    const std::string ci = s.ci95_lo_s > 0 ? format_ms(s.ci95_lo_s) + " – " + format_ms(s.ci95_hi_s) : "-";
+    const std::string runs = s.process_runs > 1 ? fmt::format(" ({} runs)", s.process_runs) : "";
+    f.table.rows.push_back({labels[i], std::to_string(n), format_ms(s.median_s), ci, format_ms(s.p5_s),
+                            format_ms(s.p95_s), format_ms(s.jitter_s), s.ci95_method + runs});
   }
   draw_x_categories(w, a, labels, centres, "entry (devices, transport)");
   f.svg = w.finish();

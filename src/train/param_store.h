@@ -1,5 +1,5 @@
-// The model's trainable state on one replica: parameters, their gradients and the optimizer's state, each one flat fp32
-// buffer in layer order. Flat storage is what makes gradient buckets contiguous ranges (all-reduced without
+// The model's trainable state on one replica: parameters, their gradients and the optimizer's state, each one
+// flat fp32 buffer in layer order. Flat storage is what makes gradient buckets contiguous ranges (all-reduced without
 // packing) and lets the optimizer run as one fused update.
 #pragma once
 #include <cstdint>

@@ -5,19 +5,10 @@
 
 #include "check/layer_check.h"
 #include "gpu_test_util.h"
+#include "support/layer_of.h"
 
 using namespace gputest;
-
-namespace {
-
-LayerDesc simple(LayerKind kind, const std::string& name) {
-  LayerDesc d;
-  d.kind = kind;
-  d.name = name;
-  return d;
-}
-
-}  // namespace
+using mg::test::layer_of;
 
 // The very comparisons `mgbench check` makes (src/check), so a user's check is this suite's check.
 TEST_CASE("every CUDA layer case matches the CPU backend at every supported precision", "[gpu][layers]") {
@@ -46,7 +37,8 @@ TEST_CASE("CUDA layers reject bad configurations with one-line usage errors", "[
   LayerOptions o;
   CHECK_THROWS_AS(gpu().create_layer(conv_layer("bad_groups", 6, 3, 1, 1, 4), {Shape{1, 8, 5, 5}}, o), UsageError);
   CHECK_THROWS_AS(gpu().create_layer(conv_layer("too_small", 4, 7, 1, 0), {Shape{1, 3, 4, 4}}, o), UsageError);
-  CHECK_THROWS_AS(gpu().create_layer(simple(LayerKind::Add, "add_mismatch"), {Shape{1, 2, 3, 3}, Shape{1, 2, 4, 4}}, o),
+  CHECK_THROWS_AS(gpu().create_layer(layer_of(LayerKind::Add, "add_mismatch"),
+                                     {Shape{1, 2, 3, 3}, Shape{1, 2, 4, 4}}, o),
                   UsageError);
-  CHECK_THROWS_AS(gpu().create_layer(simple(LayerKind::LRN, "lrn"), {Shape{1, 2, 3, 3}}, o), UsageError);
+  CHECK_THROWS_AS(gpu().create_layer(layer_of(LayerKind::LRN, "lrn"), {Shape{1, 2, 3, 3}}, o), UsageError);
 }

@@ -159,17 +159,18 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   c.threads_per_replica = o.threads_per_replica.value_or(0);
   c.optimizer = kOptimizerNames.parse(o.optimizer, "--optimizer");
   const bool adamw = c.optimizer == Optimizer::AdamW;
-  c.lr = o.lr.value_or(adamw ? 1e-3f : 0.01f);  // torch.optim.AdamW's defaults, and this project's for SGD
-  c.weight_decay = o.weight_decay.value_or(adamw ? 0.01f : 1e-4f);
+  c.lr = o.lr.value_or(adamw ? 1e-3f : c.lr);  // torch.optim.AdamW's defaults; RunConfig's are SGD's
+  c.weight_decay = o.weight_decay.value_or(adamw ? 0.01f : c.weight_decay);
   if (adamw && o.momentum) throw UsageError("--momentum applies to --optimizer sgd (AdamW has --adam-beta1)");
-  c.momentum = o.momentum.value_or(0.9f);
+  c.momentum = o.momentum.value_or(c.momentum);
   if (!adamw && (o.adam_beta1 || o.adam_beta2 || o.adam_eps))
     throw UsageError("--adam-beta1, --adam-beta2 and --adam-eps apply to --optimizer adamw");
   c.adam_beta1 = o.adam_beta1.value_or(c.adam_beta1);
   c.adam_beta2 = o.adam_beta2.value_or(c.adam_beta2);
   c.adam_eps = o.adam_eps.value_or(c.adam_eps);
   if (!(c.lr >= 0) || !(c.momentum >= 0) || !(c.weight_decay >= 0)) throw UsageError("--lr, --momentum and --weight-decay must be >= 0");
-  for (const auto& [beta, name] : {std::pair{c.adam_beta1, "--adam-beta1"}, std::pair{c.adam_beta2, "--adam-beta2"}}) {
+  for (const auto& [beta, name] :
+       {std::pair{c.adam_beta1, "--adam-beta1"}, std::pair{c.adam_beta2, "--adam-beta2"}}) {
     if (!(beta >= 0 && beta < 1)) throw UsageError(std::string(name) + " must be in [0, 1)");
   }
   if (!(c.adam_eps > 0)) throw UsageError("--adam-eps must be positive");
