@@ -15,6 +15,7 @@ jobs=${MGBENCH_JOBS:-$(nproc)}
 test_jobs=${MGBENCH_TEST_JOBS:-2}
 t0=$(date +%s)
 times=()
+failures=()
 status=0
 # stage NAME COMMAND...: runs COMMAND and records its wall time. A failed build ends the script; a failed test
 # stage is recorded and the later stages still run (CI shows every stage's failures at once), and the script's
@@ -30,12 +31,29 @@ stage() {
   times+=("$(printf '%-44s %5d s wall %6d s CPU%s' "$name" $(($(date +%s) - t)) $(($(cpu_seconds) - c)) \
     "$( ((rc)) && echo "  FAILED ($rc)")")")
   ((rc == 0 || status != 0)) || status=$rc
+  stage_rc=$rc
   if ((rc)) && [[ $name == *build* ]]; then report_times; exit "$rc"; fi
+}
+# note_failures STAGE DIR: after a failed ctest stage, keeps each failed test's name and the end of its output,
+# printed again at the very end, since a CI log is often read from its tail.
+note_failures() {
+  local tmp=$2/Testing/Temporary name
+  ((stage_rc)) && [[ -f $tmp/LastTestsFailed.log ]] || return 0
+  while IFS= read -r name; do
+    name=${name#*:}
+    failures+=("[$1] $name" "$(awk -v n="$name" '
+      $0 ~ /^[0-9]+\/[0-9]+ Test: / { sub(/^[0-9]+\/[0-9]+ Test: /, ""); on = ($0 == n); out = 0; next }
+      on && /^<end of output>$/ { on = 0 } on && out { print "      " $0 } on && /^Output:$/ { getline; out = 1 }' \
+      "$tmp/LastTest.log" | tail -n 25)")
+  done <"$tmp/LastTestsFailed.log"
 }
 report_times() {
   echo; echo "=== stage times (load $(cut -d' ' -f1-3 /proc/loadavg))"
   printf '  %s\n' "${times[@]}"
   printf '  %-44s %5d s wall %6d s CPU\n' total $(($(date +%s) - t0)) "$(cpu_seconds)"
+  ((${#failures[@]})) || return 0
+  echo; echo "=== failed tests (the end of each one's output)"
+  printf '  %s\n' "${failures[@]}"
 }
 
 stage "deps + build" "$root/scripts/setup.sh"
@@ -44,6 +62,7 @@ stage "deps + build" "$root/scripts/setup.sh"
 # checks that each built binary's cases all became ctest tests.
 stage "tests" bash -c 'cd "$1" && shift && ctest --no-tests=error --output-on-failure -j "$@"' _ \
   "${MGBENCH_BUILD_DIR:-$root/build}" "$test_jobs" "$@"
+note_failures tests "${MGBENCH_BUILD_DIR:-$root/build}"
 
 if [[ ${MGBENCH_SANITIZERS:-1} == 0 ]]; then
   report_times
@@ -82,6 +101,7 @@ stage "ASan+UBSan build" sanitized_build "$root/build-asan" address,undefined "$
 stage "ASan+UBSan: CPU suite" env -C "$root/build-asan" "${asan_env[@]}" \
   ctest --no-tests=error --output-on-failure -j "$test_jobs" \
   -E '^(gpu: all|cli: out_of_memory|cli: ci_gate|cli: predict_netns|cli: report_browser)$'
+note_failures ASan "$root/build-asan"
 
 # libgomp and oneDNN are not built with TSan: OpenMP teams run at one thread in this build (src/core/omp_team.h;
 # OMP_NUM_THREADS=1 for threads that never set a count), and tests/sanitizers/tsan.supp says what its one
@@ -90,6 +110,7 @@ stage "TSan build" sanitized_build "$root/build-tsan" thread test_core test_trai
 stage "TSan: threaded parts" env -C "$root/build-tsan" OMP_NUM_THREADS=1 \
   TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1:history_size=7:suppressions=$supp/tsan.supp" \
   ctest --no-tests=error --output-on-failure -j "$test_jobs" -R '^(core|train|comm|data|tests):'
+note_failures TSan "$root/build-tsan"
 
 stage "libFuzzer (build included): ${MGBENCH_FUZZ_SECONDS:-30} s per target" "$root/tests/fuzz/run.sh" "$root/build-fuzz"
 report_times
