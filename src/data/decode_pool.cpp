@@ -61,7 +61,8 @@ class DecodePoolSource final : public DataSource {
     for (auto& w : workers_) w.join();
   }
 
-  void next(float* images, int32_t* labels) override {
+  void next(void* inputs, int32_t* labels) override {
+    float* images = static_cast<float*>(inputs);
     std::unique_ptr<PendingBatch> b;
     {
       std::unique_lock<std::mutex> lk(mu_);

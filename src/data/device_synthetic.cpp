@@ -1,5 +1,6 @@
-// --synthetic-source device: one random batch generated on the device once and handed out every step, as
-// tf_cnn_benchmarks does, so the measurement contains no input cost at all (input_wait is 0 by construction).
+// --synthetic-source device: one random batch (images or tokens) generated on the device once and handed out
+// every step, as tf_cnn_benchmarks does, so the measurement contains no input cost at all (input_wait is 0 by
+// construction).
 #include "core/counter_rng.h"
 #include "core/error.h"
 #include "data/input_pipeline.h"
@@ -11,19 +12,23 @@ namespace {
 class DeviceSynthetic final : public InputPipeline {
  public:
   DeviceSynthetic(Backend& be, const DataSpec& spec) : be_(be) {
-    const Shape ishape{spec.batch_size, 3, spec.image_size, spec.image_size};
-    images_ = Tensor{nullptr, ishape, DType::F32};
-    labels_ = Tensor{nullptr, Shape{spec.batch_size}, DType::I32};
-    images_.data = be_.device_alloc(images_.bytes());
+    inputs_ = batch_inputs(spec);
+    labels_ = batch_labels(spec);
+    inputs_.data = be_.device_alloc(inputs_.bytes());
     try {
       labels_.data = be_.device_alloc(labels_.bytes());
     } catch (...) {
-      be_.device_free(images_.data);
+      be_.device_free(inputs_.data);
       throw;
     }
     // Per-shard seeds: replicas train on different (if fixed) data, as they would on real shards.
     const uint64_t key = splitmix64(spec.seed ^ (static_cast<uint64_t>(spec.shard) << 32));
-    be_.fill_uniform(images_, -2.0f, 2.0f, key);
+    // Pixels like normalised ones, or token ids over the vocabulary.
+    if (spec.seq_len > 0) {
+      be_.fill_uniform(inputs_, 0.0f, static_cast<float>(spec.num_classes), key);
+    } else {
+      be_.fill_uniform(inputs_, -2.0f, 2.0f, key);
+    }
     be_.fill_uniform(labels_, 0.0f, static_cast<float>(spec.num_classes), splitmix64(key + 1));
   }
 
@@ -33,16 +38,16 @@ class DeviceSynthetic final : public InputPipeline {
     } catch (const std::exception&) {
       // The failure was reported where the work was checked; freeing must go on.
     }
-    be_.device_free(images_.data);
+    be_.device_free(inputs_.data);
     be_.device_free(labels_.data);
   }
 
-  DeviceBatch next() override { return DeviceBatch{images_, labels_, 0.0}; }
+  DeviceBatch next() override { return DeviceBatch{inputs_, labels_, 0.0}; }
   void release() override {}
 
  private:
   Backend& be_;
-  Tensor images_, labels_;
+  Tensor inputs_, labels_;
 };
 
 }  // namespace

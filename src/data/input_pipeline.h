@@ -11,8 +11,8 @@
 namespace mg {
 
 struct DeviceBatch {
-  Tensor images;  // fp32, logical {N,3,H,W}, NHWC in memory, on the device
-  Tensor labels;  // int32 {N}
+  Tensor inputs;  // on the device, laid out as data_source.h's batch_inputs: images or token ids
+  Tensor labels;  // int32, as batch_labels
   double input_wait_s = 0;  // host time the step waited for this batch to be ready
   // Copy-stream events around this batch's host->device copy (nullptr when nothing was copied); valid until
   // `held` (make_stager) more batches were taken.

@@ -31,16 +31,16 @@ namespace {
 class Stager final : public InputPipeline {
  public:
   Stager(Backend& be, std::unique_ptr<DataSource> src, const DataSpec& spec, int depth, int held)
-      : be_(be), src_(std::move(src)), depth_(depth), batch_(spec.batch_size), size_(spec.image_size) {
-    image_bytes_ = static_cast<size_t>(batch_ * size_ * size_ * 3) * sizeof(float);
-    label_bytes_ = static_cast<size_t>(batch_) * sizeof(int32_t);
+      : be_(be), src_(std::move(src)), depth_(depth), inputs_(batch_inputs(spec)), labels_(batch_labels(spec)) {
+    input_bytes_ = inputs_.bytes();
+    label_bytes_ = labels_.bytes();
     try {
       for (int i = 0; i < depth_; ++i) {
         slots_.emplace_back();
         Slot& s = slots_.back();
-        s.host_images = static_cast<float*>(be_.host_alloc_pinned(image_bytes_));
+        s.host_inputs = be_.host_alloc_pinned(input_bytes_);
         s.host_labels = static_cast<int32_t*>(be_.host_alloc_pinned(label_bytes_));
-        s.dev_images = be_.device_alloc(image_bytes_);
+        s.dev_inputs = be_.device_alloc(input_bytes_);
         s.dev_labels = be_.device_alloc(label_bytes_);
         s.copied = be_.create_event();
         s.consumed = be_.create_event();
@@ -95,8 +95,8 @@ class Stager final : public InputPipeline {
     const auto t1 = std::chrono::steady_clock::now();
     ++taken_;
     DeviceBatch b;
-    b.images = Tensor{s.dev_images, Shape{batch_, 3, size_, size_}, DType::F32};
-    b.labels = Tensor{s.dev_labels, Shape{batch_}, DType::I32};
+    b.inputs = Tensor{s.dev_inputs, inputs_.shape, inputs_.dtype};
+    b.labels = Tensor{s.dev_labels, labels_.shape, labels_.dtype};
     b.input_wait_s = std::chrono::duration<double>(t1 - t0).count();
     b.copy_begin = copy_begin_[static_cast<size_t>(k % static_cast<int64_t>(copy_begin_.size()))].get();
     b.copy_end = copy_end_[static_cast<size_t>(k % static_cast<int64_t>(copy_end_.size()))].get();
@@ -117,9 +117,9 @@ class Stager final : public InputPipeline {
 
  private:
   struct Slot {
-    float* host_images = nullptr;
+    void* host_inputs = nullptr;
     int32_t* host_labels = nullptr;
-    void* dev_images = nullptr;
+    void* dev_inputs = nullptr;
     void* dev_labels = nullptr;
     std::unique_ptr<Event> copied, consumed;
   };
@@ -138,7 +138,7 @@ class Stager final : public InputPipeline {
           std::lock_guard<std::mutex> lk(mu_);
           if (stop_) return;
         }
-        src_->next(s.host_images, s.host_labels);
+        src_->next(s.host_inputs, s.host_labels);
         {
           std::unique_lock<std::mutex> lk(mu_);
           // The device buffer still holds batch k - depth until it is released.
@@ -148,7 +148,7 @@ class Stager final : public InputPipeline {
         if (k >= depth_) be_.stream_wait(StreamKind::Copy, *s.consumed);
         const size_t t = static_cast<size_t>(k % static_cast<int64_t>(copy_begin_.size()));
         be_.record(*copy_begin_[t], StreamKind::Copy);
-        be_.copy_h2d(s.dev_images, s.host_images, image_bytes_, StreamKind::Copy);
+        be_.copy_h2d(s.dev_inputs, s.host_inputs, input_bytes_, StreamKind::Copy);
         be_.copy_h2d(s.dev_labels, s.host_labels, label_bytes_, StreamKind::Copy);
         be_.record(*s.copied, StreamKind::Copy);
         be_.record(*copy_end_[t], StreamKind::Copy);
@@ -169,9 +169,9 @@ class Stager final : public InputPipeline {
 
   void free_slots() {
     for (auto& s : slots_) {
-      if (s.host_images) be_.host_free_pinned(s.host_images);
+      if (s.host_inputs) be_.host_free_pinned(s.host_inputs);
       if (s.host_labels) be_.host_free_pinned(s.host_labels);
-      if (s.dev_images) be_.device_free(s.dev_images);
+      if (s.dev_inputs) be_.device_free(s.dev_inputs);
       if (s.dev_labels) be_.device_free(s.dev_labels);
     }
     slots_.clear();
@@ -180,8 +180,8 @@ class Stager final : public InputPipeline {
   Backend& be_;
   std::unique_ptr<DataSource> src_;
   const int depth_;
-  const int64_t batch_, size_;
-  size_t image_bytes_ = 0, label_bytes_ = 0;
+  const Tensor inputs_, labels_;  // a batch's layout (no data)
+  size_t input_bytes_ = 0, label_bytes_ = 0;
   std::vector<Slot> slots_;
   int64_t taken_ = 0;  // consumer thread only
 

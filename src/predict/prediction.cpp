@@ -106,6 +106,8 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
       d.global_batch = p.batch_per_device * n * k;
       d.images_per_sec = static_cast<double>(d.global_batch) / s.breakdown.total;
       d.images_per_sec_per_device = d.images_per_sec / n;
+      d.tokens_per_sample = p.tokens_per_sample;
+      d.tokens_per_sec = d.images_per_sec * static_cast<double>(p.tokens_per_sample);
       d.speedup = d.images_per_sec / base_ips;
       d.scaling_efficiency = d.speedup / n;
       d.breakdown = s.breakdown;

@@ -44,6 +44,7 @@ StepProfile step_profile_from(const RunResult& r, const std::string& source) {
   StepProfile p;
   p.accum_steps = std::max(1, r.config.accum_steps);
   p.batch_per_device = one->batch_per_device;
+  p.tokens_per_sample = one->tokens_per_sample;
   p.input_wait_s = one->breakdown.input_wait;
   p.forward_s = one->breakdown.forward;
   p.backward_s = one->breakdown.backward;

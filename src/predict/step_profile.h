@@ -13,6 +13,7 @@ namespace mg {
 struct StepProfile {
   int accum_steps = 1;  // micro-batches per step in the profiled run; the times below are sums over them
   int64_t batch_per_device = 0;
+  int64_t tokens_per_sample = 0;  // a language model's sequence length (its "images" are sequences); else 0
   double input_wait_s = 0, forward_s = 0, backward_s = 0, optimizer_s = 0;
   double images_per_sec = 0;  // measured
   std::vector<GradientLayer> layers;

@@ -38,13 +38,16 @@ std::string busbw_cell(const DeviceCountResult& r) {
 
 std::string format_table(const RunResult& r) {
   const RunConfig& c = r.config;
-  std::string out = fmt::format("{} {} on {}{}, batch {} {}, {} steps x{} (warm-up {}){}, host {}", c.model,
+  // A language model's headline is tokens/s; its batch is of sequences.
+  const int64_t seq = r.runs.empty() ? 0 : r.runs.front().tokens_per_sample;
+  std::string out = fmt::format("{} {} on {}{}, batch {}{} {}, {} steps x{} (warm-up {}){}, host {}", c.model,
                                 precision_name(c.precision), device_kind_name(c.device),
                                 c.forward_only  ? " (forward only)"
                                 : c.input_only  ? " (input only)"
                                 : c.optimizer == Optimizer::AdamW ? " (AdamW)"
                                                                   : "",
-                                c.batch_size, c.scaling == Scaling::Weak ? "per device" : "global", c.steps,
+                                c.batch_size, seq > 0 ? fmt::format(" x {} tokens", seq) : "",
+                                c.scaling == Scaling::Weak ? "per device" : "global", c.steps,
                                 c.repeat, c.warmup,
                                 c.runs > 1 ? fmt::format(", {} runs in fresh processes", c.runs) : "",
                                 r.env.host.empty() ? "?" : r.env.host);
@@ -53,16 +56,18 @@ std::string format_table(const RunResult& r) {
   else if (!r.env.cpu.empty()) out += ", " + r.env.cpu;
   out += fmt::format(", mgbench {} ({})\n", r.env.mgbench_version, r.env.git_commit);
 
-  out += fmt::format("{:>7} {:<10} {:>10} {:>10} {:>6} {:>20}", "devices", "transport", "images/s", "img/s/dev",
-                     "eff%", "step ms (med ± ci95)");
+  out += fmt::format("{:>7} {:<10} {:>10} {:>10} {:>6} {:>20}", "devices", "transport", seq > 0 ? "tokens/s" : "images/s",
+                     seq > 0 ? "tok/s/dev" : "img/s/dev", "eff%", "step ms (med ± ci95)");
   for (const BreakdownPart& p : kBreakdownParts) out += fmt::format(" {:>6}", std::string(p.label) + "%");
   out += fmt::format(" {:>10}\n", "busbw GB/s");
   for (const DeviceCountResult& d : r.runs) {
     const StepBreakdown s = breakdown_shares(d.breakdown);
     const std::string step =
         fmt::format("{:.2f} ± {:.2f}", 1e3 * d.step_time.median_s, 1e3 * d.step_time.ci95_s);
-    out += fmt::format("{:>7} {:<10} {:>10.1f} {:>10.1f} {:>6} {:>20}", d.devices, d.transport, d.images_per_sec,
-                       d.images_per_sec_per_device, efficiency_cell(d), step);
+    const double per_sample = seq > 0 ? static_cast<double>(d.tokens_per_sample) : 1.0;
+    out += fmt::format("{:>7} {:<10} {:>10.1f} {:>10.1f} {:>6} {:>20}", d.devices, d.transport,
+                       d.images_per_sec * per_sample, d.images_per_sec_per_device * per_sample, efficiency_cell(d),
+                       step);
     for (const BreakdownPart& p : kBreakdownParts) out += fmt::format(" {:>6.1f}", 100 * (s.*p.field));
     out += fmt::format(" {:>10}\n", busbw_cell(d));
   }

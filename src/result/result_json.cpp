@@ -95,6 +95,8 @@ json run_json(const DeviceCountResult& r) {
           {"threads_per_replica", r.threads_per_replica},
           {"images_per_sec", r.images_per_sec},
           {"images_per_sec_per_device", r.images_per_sec_per_device},
+          {"tokens_per_sample", r.tokens_per_sample},
+          {"tokens_per_sec", r.tokens_per_sec},
           {"scaling_efficiency", r.scaling_efficiency},
           {"speedup", r.speedup},
           {"wall_s", r.wall_s},
@@ -271,6 +273,8 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
   if (j.contains("timed_wall_s")) r.timed_wall_s = rd.get<double>(j, w, "timed_wall_s");
   if (j.contains("images_per_sec_from_steps"))
     r.images_per_sec_from_steps = rd.get<double>(j, w, "images_per_sec_from_steps");
+  r.tokens_per_sample = rd.get_or<int64_t>(j, w, "tokens_per_sample", 0);
+  r.tokens_per_sec = rd.get_or<double>(j, w, "tokens_per_sec", 0.0);
   r.step_time = step_stats_from_json(rd, rd.at(j, w, "step_time"), w + ".step_time");
   r.breakdown = breakdown_from_json(rd, rd.at(j, w, "breakdown"), w + ".breakdown");
   const std::string aw = w + ".allreduce";

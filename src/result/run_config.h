@@ -46,6 +46,7 @@ struct RunConfig {
   // what to train
   std::string model = "resnet50";
   int64_t image_size = 0;  // 0 = the model's default
+  int64_t seq_len = 0;     // a language model's tokens per sequence; 0 = the model's default
   int64_t num_classes = 1000;
   Precision precision = Precision::FP32;
 

@@ -78,6 +78,7 @@ const std::vector<ConfigField>& run_config_fields() {
       // key/option, write, read                                        opt fp key preset
       {MG_VALUE(model), "model",                                         _, F, K, _},
       {MG_VALUE(image_size), "image-size",                               _, F, _, P},
+      {MG_VALUE(seq_len), "seq-len",                                     O, F, _, P},
       {MG_VALUE(num_classes), "num-classes",                             _, F, _, P},
       {MG_ENUM(precision, kPrecisionNames), "precision",                 _, F, K, _},
       {MG_ENUM(device, kDeviceKindNames), "device",                      _, F, K, _},

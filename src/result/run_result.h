@@ -108,7 +108,11 @@ struct DeviceCountResult {
   int64_t batch_per_device = 0;
   int64_t global_batch = 0;  // images per optimizer step over all devices (includes accum_steps)
   int threads_per_replica = 0;  // CPU threads each replica computed on (0: not recorded, or a GPU run)
+  // A language model's samples are sequences of this many tokens (its images_per_sec counts sequences); 0 for
+  // image models.
+  int64_t tokens_per_sample = 0;
   double images_per_sec = 0;
+  double tokens_per_sec = 0;  // images_per_sec x tokens_per_sample
   double images_per_sec_per_device = 0;
   double scaling_efficiency = 0;  // vs devices=1 of the same transport; 1.0 for the baseline
   double speedup = 0;

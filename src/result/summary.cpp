@@ -28,6 +28,7 @@ void summarize(DeviceCountResult& r) {
   r.images_per_sec = r.timed_wall_s > 0 ? static_cast<double>(r.global_batch) * n / r.timed_wall_s
                                         : r.images_per_sec_from_steps;
   r.images_per_sec_per_device = r.devices > 0 ? r.images_per_sec / r.devices : 0;
+  r.tokens_per_sec = r.images_per_sec * static_cast<double>(r.tokens_per_sample);
 
   AllreduceStats& a = r.allreduce;
   a.time_s = 0;

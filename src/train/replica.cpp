@@ -11,12 +11,14 @@ namespace mg {
 
 namespace {
 
-DataSpec data_spec(const RunConfig& cfg, ReplicaPlacement where, int64_t batch, int64_t image) {
+DataSpec data_spec(const RunConfig& cfg, const ModelDesc& model, ReplicaPlacement where, int64_t batch,
+                   int64_t image) {
   DataSpec s;
   s.path = cfg.data == "synthetic" ? "" : cfg.data;
   s.batch_size = batch;
   s.image_size = image;
-  s.num_classes = cfg.num_classes;
+  s.seq_len = model.tokens ? image : 0;  // a language model's "image size" (models/layer_desc.h)
+  s.num_classes = model.num_classes;
   s.shard = where.global_rank;
   s.num_shards = where.world;
   s.seed = cfg.seed;
@@ -44,7 +46,7 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
     : cfg_(cfg), be_(be), comm_(comm), where_(where),
       scaler_(cfg.precision == Precision::FP16 && !cfg.forward_only && !cfg.input_only, cfg.loss_scale) {
   const bool train = !cfg.forward_only && !cfg.input_only;
-  const DataSpec spec = data_spec(cfg, where, batch, image);
+  const DataSpec spec = data_spec(cfg, model, where, batch, image);
   if (spec.path.empty() && cfg.synthetic_source == SyntheticSource::Device) {
     input_ = make_device_synthetic_input(be, spec);
   } else {
@@ -119,7 +121,7 @@ void Replica::launch(int index) {
     if (batch.copy_begin && batch.copy_end) ev.copies.emplace_back(batch.copy_begin, batch.copy_end);
     be_.record(*ev.in_end[k], StreamKind::Compute);
     if (net_) {
-      net_->forward(batch.images, train);
+      net_->forward(batch.inputs, train);
       if (train) net_->loss(batch.labels, scale);
     }
     be_.record(*ev.fwd_end[k], StreamKind::Compute);

@@ -63,14 +63,16 @@ std::string config_fingerprint(const RunConfig& c, int64_t batch, int64_t image,
 }
 
 // A replica's out-of-memory error names what the user can change: the model, batch and precision.
-std::exception_ptr explain_out_of_memory(std::exception_ptr e, const RunConfig& cfg, int64_t batch, int64_t image) {
+std::exception_ptr explain_out_of_memory(std::exception_ptr e, const RunConfig& cfg, int64_t batch, int64_t image,
+                                         bool tokens) {
   try {
     std::rethrow_exception(e);
   } catch (const OutOfMemory& oom) {
     return std::make_exception_ptr(OutOfMemory(
         std::string(cfg.device == DeviceKind::Cpu ? "out of memory" : "out of device memory") + " training " +
         cfg.model + " at batch size " + std::to_string(batch) + " per device (" + precision_name(cfg.precision) +
-        ", image " + std::to_string(image) + "); try a smaller --batch-size: " + oom.what()));
+        (tokens ? ", sequence " : ", image ") + std::to_string(image) +
+        "); try a smaller --batch-size: " + oom.what()));
   } catch (...) {
     return e;
   }
@@ -178,11 +180,9 @@ class TimedWindow {
 
 TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
   const ModelDesc model = build_model(cfg.model, cfg.num_classes);
-  // The input pipeline makes images only; a language model trains through ModelGraph alone for now.
-  if (model.tokens)
-    throw UsageError(cfg.model + " is a language model: training it from the command line needs token input, "
-                     "which mgbench does not generate yet");
-  const int64_t image = cfg.image_size > 0 ? cfg.image_size : model.default_image_size;
+  // A language model's "image size" is its sequence length (models/layer_desc.h).
+  const int64_t requested = model.tokens ? cfg.seq_len : cfg.image_size;
+  const int64_t image = requested > 0 ? requested : model.default_image_size;
   const int local = req.local_replicas;
   const int world = launch.world_size * local;
   int64_t batch = cfg.batch_size;
@@ -227,7 +227,9 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   StopCallback on_stop(fail_all);
   // The first failure releases the others; theirs ("communicator was aborted") are its consequences.
   FirstFailure failure(fail_all);
-  auto record_failure = [&] { failure.record(explain_out_of_memory(std::current_exception(), cfg, batch, image)); };
+  auto record_failure = [&] {
+    failure.record(explain_out_of_memory(std::current_exception(), cfg, batch, image, model.tokens));
+  };
 
   auto replica_thread = [&](int i) {
     Backend& be = *group.backends[i];
@@ -304,6 +306,7 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   entry.devices = world;
   entry.batch_per_device = batch;
   entry.global_batch = batch * world * cfg.accum_steps;
+  entry.tokens_per_sample = model.tokens ? image : 0;
   entry.threads_per_replica = group.plan.backend.threads;
   entry.conv_algorithms = group.backends[0]->conv_algorithm_counts();
   entry.input_only = cfg.input_only;

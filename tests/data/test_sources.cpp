@@ -134,8 +134,8 @@ TEST_CASE("sources: bad folders are one-line usage errors naming the path") {
   CHECK_THAT(err(d / "few"), Catch::Contains(d / "few") && Catch::Contains("fewer than one global batch"));
   test::make_id_folder(d / "many", 11, 1);  // 11 classes for a 10-output model
   CHECK_THAT(err(d / "many"), Catch::Contains("11 classes"));
-  test::write_file(d / "file.bin", {1});
-  CHECK_THAT(err(d / "file.bin"), Catch::Contains("neither a folder nor a .mgrec"));
+  test::write_file(d / "file.dat", {1});
+  CHECK_THAT(err(d / "file.dat"), Catch::Contains("neither a folder nor a .mgrec"));
   for (const std::string& m :
        {err(missing), err(d / "empty"), err(d / "flat"), err(d / "few"), err(d / "many")}) {
     CHECK(m.find('\n') == std::string::npos);

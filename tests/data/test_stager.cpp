@@ -45,7 +45,8 @@ class CountingSource final : public DataSource {
   CountingSource(const DataSpec& s, std::chrono::milliseconds delay, int fail_at = -1,
                  std::shared_ptr<ProductionClock> clock = nullptr)
       : spec_(s), delay_(delay), fail_at_(fail_at), clock_(std::move(clock)) {}
-  void next(float* images, int32_t* labels) override {
+  void next(void* inputs, int32_t* labels) override {
+    float* images = static_cast<float*>(inputs);
     const auto t0 = std::chrono::steady_clock::now();
     std::this_thread::sleep_for(delay_);
     if (clock_) {
@@ -101,9 +102,9 @@ TEST_CASE("stager: batches arrive in order, intact, for depth 1-3") {
     auto in = make_stager(*be, std::make_unique<CountingSource>(s, 0ms), s, depth, 2);
     for (int k = 0; k < 12; ++k) {
       DeviceBatch b = in->next();
-      REQUIRE(b.images.shape == Shape({4, 3, 8, 8}));
+      REQUIRE(b.inputs.shape == Shape({4, 3, 8, 8}));
       REQUIRE(b.labels.dtype == DType::I32);
-      const auto img = to_host<float>(*be, b.images);
+      const auto img = to_host<float>(*be, b.inputs);
       const auto lab = to_host<int32_t>(*be, b.labels);
       REQUIRE(std::all_of(img.begin(), img.end(), [&](float v) { return v == float(k); }));
       REQUIRE(std::all_of(lab.begin(), lab.end(), [&](int32_t v) { return v == k; }));
@@ -125,7 +126,7 @@ TEST_CASE("stager: labels stay attached from JPEG folder to device buffers, acro
       auto in = make_stager(*be, make_data_source(s), s, 2, 2);
       for (int step = 0; step < 6; ++step) {  // crosses epoch boundaries
         DeviceBatch b = in->next();
-        const auto img = to_host<float>(*be, b.images);
+        const auto img = to_host<float>(*be, b.inputs);
         const auto lab = to_host<int32_t>(*be, b.labels);
         for (int i = 0; i < 3; ++i) {
           const int id = test::id_from_image(img.data() + i * 10 * 10 * 3, 10);
@@ -253,13 +254,38 @@ TEST_CASE("device synthetic: one batch generated once, reused, zero wait, labels
   DeviceBatch a = in->next();
   in->release();
   DeviceBatch b = in->next();
-  REQUIRE(a.images.data == b.images.data);
+  REQUIRE(a.inputs.data == b.inputs.data);
   REQUIRE(b.input_wait_s == 0);
-  const auto img = to_host<float>(*be, a.images);
+  const auto img = to_host<float>(*be, a.inputs);
   const auto lab = to_host<int32_t>(*be, a.labels);
   REQUIRE(std::all_of(img.begin(), img.end(), [](float v) { return v >= -2 && v < 2; }));
   REQUIRE(std::any_of(img.begin(), img.end(), [&](float v) { return v != img[0]; }));
   REQUIRE(std::all_of(lab.begin(), lab.end(), [](int32_t v) { return v >= 0 && v < 7; }));
+}
+
+TEST_CASE("stager and device synthetic: a language model's batches are int32 token ids {N,T} and N*T labels") {
+  auto be = cpu_backend();
+  DataSpec s = small_spec(3, 8);
+  s.seq_len = 5;
+  s.num_classes = 11;
+  auto staged = make_stager(*be, make_data_source(s), s, 2, 2);
+  auto device = make_device_synthetic_input(*be, s);
+  for (InputPipeline* in : {staged.get(), device.get()}) {
+    for (int k = 0; k < 3; ++k) {
+      DeviceBatch b = in->next();
+      REQUIRE(b.inputs.shape == Shape({3, 5}));
+      REQUIRE(b.inputs.dtype == DType::I32);
+      REQUIRE(b.labels.shape == Shape({15}));
+      const auto ids = to_host<int32_t>(*be, b.inputs);
+      const auto lab = to_host<int32_t>(*be, b.labels);
+      for (const auto& v : {ids, lab})
+        REQUIRE(std::all_of(v.begin(), v.end(), [](int32_t x) { return x >= 0 && x < 11; }));
+      REQUIRE(std::any_of(ids.begin(), ids.end(), [&](int32_t x) { return x != ids[0]; }));
+      // Host-made rows carry their own next tokens; the device batch's labels are random.
+      if (in == staged.get()) REQUIRE(lab[0] == ids[1]);
+      in->release();
+    }
+  }
 }
 
 TEST_CASE("stager: the copy events of the last held batches stay distinct however far the producer runs") {

@@ -34,7 +34,7 @@ TEST_CASE("host staging delivers the source's batches and overlaps compute", "[g
     DeviceBatch b = pipe->next();
     waits.push_back(b.input_wait_s);
     if (step == 0) {
-      CHECK(download(be, b.images.data, pixels, DType::F32) == ref_images);
+      CHECK(download(be, b.inputs.data, pixels, DType::F32) == ref_images);
       std::vector<int32_t> labels(ref_labels.size());
       be.copy_d2h(labels.data(), b.labels.data, labels.size() * 4, StreamKind::Compute);
       be.synchronize(StreamKind::Compute);

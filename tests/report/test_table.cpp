@@ -57,6 +57,24 @@ TEST_CASE("table: a header line, column titles and one row per device count") {
   CHECK(ls[5] == "convolution layers: 42 direct, 11 winograd (the faster per shape, timed at set-up)");
 }
 
+TEST_CASE("table: a language model's rates are tokens/s and its batch is of sequences") {
+  RunResult r = test::make_result({1, 2}, {0.100, 0.125}, 9, 0.0, 4);
+  r.config.model = "gpt2";
+  for (DeviceCountResult& d : r.runs) {
+    d.tokens_per_sample = 256;
+    summarize(d);
+  }
+  compute_scaling(r.runs);
+  CHECK(r.runs[1].tokens_per_sec == Approx(512.0 * 256));
+  const auto ls = lines(format_table(r));
+  CHECK(ls[0].find("gpt2 fp32 on cpu, batch 32 x 256 tokens per device") == 0);
+  CHECK(ls[1].find("tokens/s  tok/s/dev") != std::string::npos);
+  CHECK(ls[1].find("images/s") == std::string::npos);
+  // 32 sequences / 0.1 s x 256 tokens; 2 devices: 512 sequences/s, 256 per device, x 256 tokens.
+  CHECK(ls[2].find("      1 default       81920.0    81920.0  100.0") == 0);
+  CHECK(ls[3].find("      2 default      131072.0    65536.0   80.0") == 0);
+}
+
 TEST_CASE("table: which convolution algorithms ran, per entry where the entries chose differently") {
   RunResult r = test::make_result({1, 2}, {0.100, 0.125}, 9, 0.0, 4);
   r.config.cpu_conv_algo = CpuConvAlgo::Direct;

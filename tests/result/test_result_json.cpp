@@ -25,7 +25,7 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(j.at("config").at("scaling") == "weak");
   CHECK(j.at("config").at("allreduce") == "ring");
   CHECK(j.at("config").at("optimizer") == "sgd");
-  CHECK(j.at("config").size() == 49);  // one key per RunConfig field
+  CHECK(j.at("config").size() == 50);  // one key per RunConfig field
   CHECK(j.at("check").is_null());       // the fixture ran no correctness check
   const json& run = j.at("runs").at(1);
   CHECK(run.at("devices") == 2);
@@ -40,6 +40,8 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(run.at("replica_checksums") == json::array({"cbf29ce484222336", "cbf29ce484222336"}));
   CHECK(run.at("replicas_identical") == true);
   CHECK(run.at("timed_wall_s").get<double>() > 0);
+  CHECK(run.at("tokens_per_sample") == 0);  // an image model's
+  CHECK(run.at("tokens_per_sec") == 0.0);
   CHECK(run.at("images_per_sec").get<double>() == Approx(run.at("images_per_sec_from_steps").get<double>()));
   CHECK(run.at("device_memory_in_use_bytes").get<size_t>() > run.at("peak_memory_bytes").get<size_t>());
   for (const char* k : {"input_wait_s", "forward_s", "backward_s", "comm_exposed_s", "comm_overlapped_s",
@@ -50,7 +52,9 @@ TEST_CASE("result JSON carries every documented field") {
 }
 
 TEST_CASE("result JSON round-trips through the reader") {
-  const RunResult r = test::make_result({1, 2, 4}, {0.1, 0.11, 0.125}, 8, 0.03, 9, "shm");
+  RunResult r = test::make_result({1, 2, 4}, {0.1, 0.11, 0.125}, 8, 0.03, 9, "shm");
+  r.runs.at(1).tokens_per_sample = 64;  // a language model's entry
+  r.runs.at(1).tokens_per_sec = 64 * r.runs.at(1).images_per_sec;
   const json j = to_json(r);
   const RunResult back = result_from_json(j, "x.json");
   CHECK(to_json(back) == j);
@@ -58,6 +62,8 @@ TEST_CASE("result JSON round-trips through the reader") {
   CHECK(back.config.device_counts == r.config.device_counts);
   CHECK(back.runs.at(2).replica_checksums == r.runs.at(2).replica_checksums);
   CHECK(back.runs.at(2).conv_algorithms == r.runs.at(2).conv_algorithms);
+  CHECK(back.runs.at(1).tokens_per_sample == 64);
+  CHECK(back.runs.at(1).tokens_per_sec == r.runs.at(1).tokens_per_sec);
   json no_algos = j;  // a file written before the algorithms were recorded
   no_algos["runs"][0].erase("conv_algorithms");
   CHECK(result_from_json(no_algos, "old.json").runs.at(0).conv_algorithms.empty());
@@ -136,8 +142,13 @@ TEST_CASE("the reader names the file and the field it cannot use") {
   older["runs"][0]["step_time"].erase("ci95_method");
   older["runs"][0]["step_time"].erase("runs");
   older["config"].erase("runs");
+  older["config"].erase("seq_len");
+  older["runs"][0].erase("tokens_per_sample");
+  older["runs"][0].erase("tokens_per_sec");
   const RunResult old = result_from_json(older, "old.json");
   CHECK(old.runs[0].run_samples.empty());
+  CHECK(old.runs[0].tokens_per_sample == 0);
+  CHECK(old.config.seq_len == 0);
   CHECK(old.runs[0].step_time.ci95_method == "order-statistic");
   CHECK(old.config.runs == 1);
   // config.transports holds --transport names: an unknown one in a measured result names the field. A

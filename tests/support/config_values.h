@@ -27,6 +27,7 @@ inline const std::map<std::string, nlohmann::json>& other_config_values() {
       {"trace_path", "t.json"},     {"config_file", "c.json"},  {"command_line", "mgbench --steps 3"},
       {"progress", false},          {"check", false},           {"optimizer", "adamw"},
       {"adam_beta1", 0.5},          {"adam_beta2", 0.75},       {"adam_eps", 0.125},
+      {"seq_len", 48},
   };
   return values;
 }

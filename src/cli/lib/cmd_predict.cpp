@@ -153,20 +153,23 @@ class PredictCommand final : public Command {
                   ic.inter->description.c_str());
     }
     const std::vector<MeasuredMatch> matches = measured ? match_measured(out, *measured) : std::vector<MeasuredMatch>{};
-    std::printf("%7s %-22s %10s %9s %6s %9s %9s %9s %9s %7s", "devices", "link", "images/s", "img/s/dev", "eff%",
-                "step ms", "comm ms", "exposed", "overlap", "buckets");
+    // A language model's rates are tokens/s (its samples are sequences of tokens_per_sample).
+    const int64_t seq = out.runs.empty() ? 0 : out.runs.front().tokens_per_sample;
+    const double per_sample = seq > 0 ? static_cast<double>(seq) : 1.0;
+    std::printf("%7s %-22s %10s %9s %6s %9s %9s %9s %9s %7s", "devices", "link", seq > 0 ? "tokens/s" : "images/s",
+                seq > 0 ? "tok/s/dev" : "img/s/dev", "eff%", "step ms", "comm ms", "exposed", "overlap", "buckets");
     if (measured) std::printf(" %10s %7s", "measured", "error%");
     std::printf("\n");
     for (const DeviceCountResult& d : out.runs) {
       std::printf("%7d %-22s %10.1f %9.1f %6.1f %9.3f %9.3f %9.3f %9.3f %7d", d.devices, d.transport.c_str(),
-                  d.images_per_sec, d.images_per_sec_per_device, 100 * d.scaling_efficiency,
+                  d.images_per_sec * per_sample, d.images_per_sec_per_device * per_sample, 100 * d.scaling_efficiency,
                   1e3 * d.breakdown.total, 1e3 * d.allreduce.time_s, 1e3 * d.breakdown.comm_exposed,
                   1e3 * d.breakdown.comm_overlapped, d.allreduce.buckets);
       if (measured) {
         bool found = false;
         for (const MeasuredMatch& m : matches) {
           if (m.devices == d.devices && m.link == d.transport && !found) {
-            std::printf(" %10.1f %+7.1f", m.measured, 100 * m.error);
+            std::printf(" %10.1f %+7.1f", m.measured * per_sample, 100 * m.error);
             found = true;
           }
         }

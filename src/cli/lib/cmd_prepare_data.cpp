@@ -1,16 +1,19 @@
 // `mgbench prepare-data DIR OUT.mgrec [--threads N] [--skip-bad-images]`: packs an ImageNet-style folder into
-// one .mgrec record file; the packing itself is data/record_pack.h, this file parses options and prints.
+// one .mgrec record file; `mgbench prepare-data TEXT OUT.bin` makes a language model's token file from any file
+// with the byte-level tokenizer. The work is data/record_pack.h and data/token_file.h; this file parses and prints.
 // Hidden: `prepare-data --generate-test-images DIR --count N --size S --classes K` writes a synthetic folder
 // (scripts/bench-input.sh, smoke tests).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
+#include <filesystem>
 #include <thread>
 
 #include "cli/lib/command.h"
 #include "core/error.h"
 #include "data/record_pack.h"
 #include "data/test_images.h"
+#include "data/token_file.h"
 
 namespace mg {
 
@@ -19,9 +22,10 @@ namespace {
 class PrepareDataCommand final : public Command {
  public:
   void setup(CLI::App& sub) override {
-    sub.description("Pack an ImageNet-style folder (DIR/<class>/<image>.jpg) into a .mgrec record file");
-    sub.add_option("input", input_, "Folder with one sub-folder of JPEG images per class");
-    sub.add_option("output", output_, "Record file to write (must end in .mgrec); written atomically");
+    sub.description("Pack an ImageNet-style folder (DIR/<class>/<image>.jpg) into a .mgrec record file, or make a "
+                    "language model's token file (.bin, one token per byte) from a text file");
+    sub.add_option("input", input_, "Folder with one sub-folder of JPEG images per class, or a text file");
+    sub.add_option("output", output_, "Record file (.mgrec) or token file (.bin) to write; written atomically");
     sub.add_option("--threads", threads_, "Threads reading and validating (decoding) images")
         ->capture_default_str();
     sub.add_flag("--skip-bad-images", skip_bad_, "Leave out images that fail to decode instead of failing");
@@ -36,10 +40,13 @@ class PrepareDataCommand final : public Command {
     if (threads_ < 1) throw UsageError("--threads must be at least 1, got " + std::to_string(threads_));
     if (!gen_dir_.empty()) return generate();
     if (input_.empty() || output_.empty()) {
-      throw UsageError("prepare-data needs an input folder and an output file: prepare-data DIR OUT.mgrec");
+      throw UsageError("prepare-data needs an input and an output file: prepare-data DIR OUT.mgrec or "
+                       "prepare-data TEXT OUT.bin");
     }
-    if (output_.size() < 6 || output_.compare(output_.size() - 6, 6, ".mgrec") != 0) {
-      throw UsageError("prepare-data output " + output_ + " must end in .mgrec (that is how --data recognises it)");
+    if (ends_with(output_, kTokenFileSuffix)) return tokenize();
+    if (!ends_with(output_, ".mgrec")) {
+      throw UsageError("prepare-data output " + output_ + " must end in .mgrec (images) or " + kTokenFileSuffix +
+                       " (tokens): that is how --data recognises it");
     }
     return pack();
   }
@@ -62,6 +69,20 @@ class PrepareDataCommand final : public Command {
     if (sum.skipped) std::printf("; skipped %lld bad images", static_cast<long long>(sum.skipped));
     std::printf("\n");
     return 0;
+  }
+
+  int tokenize() {
+    if (std::filesystem::is_directory(input_))
+      throw UsageError("prepare-data " + input_ + " is a folder: a token file (" + output_ + ") is made from one text file");
+    const auto t0 = std::chrono::steady_clock::now();
+    const int64_t n = write_byte_token_file(input_, output_);
+    std::printf("wrote %lld byte-level tokens (vocabulary 256) to %s in %.1f s\n", static_cast<long long>(n),
+                output_.c_str(), seconds_since(t0));
+    return 0;
+  }
+
+  static bool ends_with(const std::string& s, const std::string& suffix) {
+    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
   }
 
   static double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -58,7 +58,8 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
                  "e.g. 0.10; recorded in the result (scripts/ci-regression.sh --calibrate)");
   app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
   app.add_option("--image-size", c.image_size, "input height and width (default: the model's)");
-  app.add_option("--num-classes", c.num_classes, "classifier outputs")->capture_default_str();
+  app.add_option("--seq-len", c.seq_len, "a language model's tokens per sequence (default: its context length)");
+  app.add_option("--num-classes", o.num_classes, "classifier outputs (default 1000; image models)");
   app.add_option("--optimizer", o.optimizer,
                  "sgd (with momentum) | adamw (decoupled weight decay, as torch.optim.AdamW)")->capture_default_str();
   app.add_option("--lr", o.lr, "learning rate (default: 0.01 for sgd, 0.001 for adamw)");
@@ -68,7 +69,8 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--adam-beta2", o.adam_beta2, "AdamW's second-moment decay (default 0.999)");
   app.add_option("--adam-eps", o.adam_eps, "AdamW's epsilon (default 1e-8)");
   app.add_option("--loss-scale", c.loss_scale, "initial dynamic loss scale for fp16")->capture_default_str();
-  app.add_option("--data", c.data, "synthetic | DIR (ImageNet-style folder) | FILE.mgrec")->capture_default_str();
+  app.add_option("--data", c.data, "synthetic | DIR (ImageNet-style folder) | FILE.mgrec | FILE.bin (tokens)")
+      ->capture_default_str();
   app.add_option("--synthetic-source", o.synthetic_source, "device (one batch kept on the device) | host (staged every step)")->capture_default_str();
   app.add_option("--data-threads", c.data_threads, "JPEG decode threads per replica")->capture_default_str();
   app.add_option("--staging-depth", c.staging_depth, "batches in flight between host and device")->capture_default_str();
@@ -112,6 +114,16 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   c.check = !o.no_check;
   c.overlap = !o.no_overlap;
   c.model = canonical_model_name(c.model);
+  // A language model's input is its tokens and its classes its vocabulary (a description: no device work).
+  const ModelDesc desc = build_model(c.model);
+  if (desc.tokens) {
+    if (c.image_size) throw UsageError("--image-size applies to image models; " + c.model + " takes --seq-len");
+    if (o.num_classes) throw UsageError("--num-classes applies to image models; " + c.model + "'s vocabulary is fixed");
+    c.num_classes = desc.num_classes;
+  } else {
+    if (c.seq_len) throw UsageError("--seq-len applies to language models; " + c.model + " takes --image-size");
+    c.num_classes = o.num_classes.value_or(c.num_classes);
+  }
 
   // "auto" and the aliases gpu (cuda) and amp (bf16) are command-line conveniences, never recorded.
   c.device = device_kind_option(o.device);
@@ -151,6 +163,9 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   if (!(c.comm_timeout_s > 0)) throw UsageError("--comm-timeout must be positive (seconds)");
   if (c.num_classes < 1 || c.num_classes > 1000000) throw UsageError("--num-classes " + std::to_string(c.num_classes) + " must be between 1 and 1000000");
   if (c.image_size < 0 || c.image_size > 4096) throw UsageError("--image-size " + std::to_string(c.image_size) + " must be between 1 and 4096");
+  if (c.seq_len < 0 || c.seq_len > desc.default_image_size)
+    throw UsageError("--seq-len " + std::to_string(c.seq_len) + " must be between 1 and " + c.model + "'s context length, " +
+                     std::to_string(desc.default_image_size));
   for (const auto& [given, name] : {std::pair{o.threads, "--threads"}, std::pair{o.threads_per_replica, "--threads-per-replica"}}) {
     if (given && *given < 1)
       throw UsageError(std::string(name) + " " + std::to_string(*given) + " must be at least 1 (leave it out for the default)");

@@ -32,6 +32,7 @@ struct TrainOptions {
   bool progress = false;  // --progress: the progress line on stderr even when not on a terminal
   bool no_check = false;
   std::optional<int64_t> batch_size;  // unset: the device's default
+  std::optional<int64_t> num_classes;  // unset: RunConfig's; a language model's are its vocabulary
   std::optional<int> threads, threads_per_replica;  // unset: derived from the cores (RunConfig's 0)
   int steps = 0, warmup = -1;
   std::string html_path;  // --html: not part of the run description (the JSON records the command line)

@@ -1,0 +1,179 @@
+#include "data/token_file.h"
+
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <cstring>
+#include <fstream>
+#include <iterator>
+#include <vector>
+
+#include "core/atomic_file.h"
+#include "core/error.h"
+#include "data/sharding.h"
+
+namespace mg {
+
+namespace {
+
+// A read-only mapping of the whole file, shared by every replica's source through the page cache.
+class TokenMapping {
+ public:
+  explicit TokenMapping(const std::string& path) : path_(path) {
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) throw UsageError("cannot open token file " + path + ": " + std::strerror(errno));
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      ::close(fd);
+      throw UsageError("cannot stat token file " + path + ": " + std::strerror(err));
+    }
+    bytes_ = static_cast<size_t>(st.st_size);
+    if (bytes_ > 0) {
+      void* p = ::mmap(nullptr, bytes_, PROT_READ, MAP_SHARED, fd, 0);
+      const int err = errno;
+      ::close(fd);
+      if (p == MAP_FAILED) throw UsageError("cannot map token file " + path + ": " + std::strerror(err));
+      data_ = static_cast<const uint8_t*>(p);
+    } else {
+      ::close(fd);
+    }
+  }
+  ~TokenMapping() {
+    if (data_) ::munmap(const_cast<uint8_t*>(data_), bytes_);
+  }
+  TokenMapping(const TokenMapping&) = delete;
+  TokenMapping& operator=(const TokenMapping&) = delete;
+
+  const uint8_t* data() const { return data_; }
+  size_t bytes() const { return bytes_; }
+
+ private:
+  std::string path_;
+  const uint8_t* data_ = nullptr;
+  size_t bytes_ = 0;
+};
+
+int32_t header_int(const uint8_t* p, size_t i) {
+  int32_t v;
+  std::memcpy(&v, p + i * sizeof(int32_t), sizeof v);
+  return v;
+}
+
+class TokenFileSource final : public DataSource {
+ public:
+  explicit TokenFileSource(const DataSpec& spec) : spec_(spec), map_(spec.path) {
+    const size_t header = kTokenHeaderInts * sizeof(int32_t);
+    if (map_.bytes() < header) bad("shorter than its " + std::to_string(header) + "-byte header");
+    const int32_t magic = header_int(map_.data(), 0), version = header_int(map_.data(), 1);
+    if (magic == kTokenMagicU16) {
+      width_ = 2;
+    } else if (magic == kTokenMagicU32) {
+      width_ = 4;
+    } else {
+      bad("bad magic " + std::to_string(magic) + " (expected " + std::to_string(kTokenMagicU16) + " or " +
+          std::to_string(kTokenMagicU32) + ")");
+    }
+    if (version != kTokenFileVersion) bad("unsupported version " + std::to_string(version));
+    const int32_t count = header_int(map_.data(), 2);
+    if (count < 0) bad("negative token count " + std::to_string(count));
+    tokens_ = count;
+    const size_t want = header + static_cast<size_t>(tokens_) * width_;
+    if (map_.bytes() != want) {
+      bad("the header says " + std::to_string(tokens_) + " tokens (" + std::to_string(want) + " bytes) but the file has " +
+          std::to_string(map_.bytes()) + " bytes");
+    }
+    payload_ = map_.data() + header;
+    // Every token must index the model's embedding and logits: check once here, not per batch.
+    for (int64_t i = 0; i < tokens_; ++i) {
+      if (token(i) >= static_cast<uint64_t>(spec_.num_classes)) {
+        throw UsageError("token file " + spec_.path + ": token " + std::to_string(i) + " is " +
+                         std::to_string(token(i)) + ", outside the model's vocabulary of " +
+                         std::to_string(spec_.num_classes));
+      }
+    }
+    windows_ = tokens_ > spec_.seq_len ? (tokens_ - 1) / spec_.seq_len : 0;
+    sharder_ = std::make_unique<EpochSharder>(windows_, spec_.batch_size, spec_.shard, spec_.num_shards, spec_.seed,
+                                              describe());
+  }
+
+  void next(void* inputs, int32_t* labels) override {
+    auto* ids = static_cast<int32_t*>(inputs);
+    const int64_t t = spec_.seq_len;
+    const std::vector<SampleRef> refs = sharder_->batch(step_++);
+    for (size_t n = 0; n < refs.size(); ++n) {
+      const int64_t first = refs[n].index * t;
+      for (int64_t k = 0; k < t; ++k) {
+        ids[static_cast<int64_t>(n) * t + k] = static_cast<int32_t>(token(first + k));
+        labels[static_cast<int64_t>(n) * t + k] = static_cast<int32_t>(token(first + k + 1));
+      }
+    }
+  }
+
+  int64_t samples_per_epoch() const override { return windows_; }
+  int64_t num_classes() const override { return spec_.num_classes; }
+  std::string describe() const override {
+    return "token file " + spec_.path + " (" + std::to_string(tokens_) + " tokens, " + std::to_string(windows_) +
+           " sequences of " + std::to_string(spec_.seq_len) + ")";
+  }
+
+ private:
+  uint64_t token(int64_t i) const {
+    const uint8_t* p = payload_ + static_cast<size_t>(i) * width_;
+    if (width_ == 2) {
+      uint16_t v;
+      std::memcpy(&v, p, sizeof v);
+      return v;
+    }
+    uint32_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+
+  [[noreturn]] void bad(const std::string& why) const {
+    throw UsageError("token file " + spec_.path + " is not a valid token file: " + why);
+  }
+
+  DataSpec spec_;
+  TokenMapping map_;
+  const uint8_t* payload_ = nullptr;
+  size_t width_ = 2;
+  int64_t tokens_ = 0, windows_ = 0, step_ = 0;
+  std::unique_ptr<EpochSharder> sharder_;
+};
+
+}  // namespace
+
+std::unique_ptr<DataSource> make_token_file_source(const DataSpec& spec) {
+  MG_ENSURE(spec.seq_len > 0, "a token file source needs a sequence length");
+  return std::make_unique<TokenFileSource>(spec);
+}
+
+int64_t write_byte_token_file(const std::string& text_path, const std::string& out_path) {
+  std::ifstream in(text_path, std::ios::binary);
+  if (!in) throw UsageError("cannot open " + text_path + ": " + std::strerror(errno));
+  const std::vector<char> text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+  if (in.bad()) throw UsageError("cannot read " + text_path + ": " + std::strerror(errno));
+  if (text.size() < 2) throw UsageError(text_path + " has fewer than 2 bytes: no token has a next one to learn");
+  if (text.size() > static_cast<size_t>(INT32_MAX)) {
+    throw UsageError(text_path + " has more bytes than a token file's int32 count can hold");
+  }
+  std::vector<int32_t> header(kTokenHeaderInts, 0);
+  header[0] = kTokenMagicU16;
+  header[1] = kTokenFileVersion;
+  header[2] = static_cast<int32_t>(text.size());
+  std::string out(reinterpret_cast<const char*>(header.data()), header.size() * sizeof(int32_t));
+  out.reserve(out.size() + text.size() * sizeof(uint16_t));
+  for (const char c : text) {
+    const uint16_t id = static_cast<unsigned char>(c);
+    out.append(reinterpret_cast<const char*>(&id), sizeof id);
+  }
+  write_file_atomic(out_path, out);
+  return static_cast<int64_t>(text.size());
+}
+
+}  // namespace mg

@@ -1,0 +1,64 @@
+#!/usr/bin/env bash
+# A language model trains from the command line as a user would start it: a token file made from text with
+# `prepare-data`, two replicas that stay identical, tokens/s as the headline, the loss falling; synthetic tokens
+# from the host and the device; and every mismatch between model and input refused in one line, no result file.
+here=$(cd "$(dirname "$0")" && pwd)
+source "$here/lib.bash"
+tok() { python3 -c "import json,sys; print(json.load(open(sys.argv[1]))$1)" "$TMP/r.json"; }
+
+# Text with structure to learn: a few sentences repeated, about 12 KB.
+python3 -c "
+import sys
+s = ['the quick brown fox jumps over the lazy dog. ', 'pack my box with five dozen liquor jugs. ',
+     'how vexingly quick daft zebras jump! ']
+open(sys.argv[1], 'w').write(''.join(s[i % 3] for i in range(300)))" "$TMP/text.txt"
+expect_status 0 "$MGBENCH" prepare-data "$TMP/text.txt" "$TMP/text.bin"
+grep -q "byte-level tokens" "$TMP/out" || fail "prepare-data did not report the tokens: $(cat "$TMP/out")"
+
+expect_status 0 "$MGBENCH" --device cpu --model gpt2-tiny --seq-len 32 --batch-size 4 --devices 1,2 --steps 40 \
+  --warmup 1 --optimizer adamw --data "$TMP/text.bin" --no-progress --json "$TMP/r.json"
+grep -Eq "tokens/s +tok/s/dev" "$TMP/out" || fail "the table does not head with tokens/s: $(cat "$TMP/out")"
+grep -q "batch 4 x 32 tokens per device" "$TMP/out" || fail "the table does not give the sequence: $(head -1 "$TMP/out")"
+json_check "$TMP/r.json" 'd["config"]["seq_len"] == 32 and d["config"]["num_classes"] == 256 and d["config"]["image_size"] == 0' \
+  || fail "config: $(tok '["config"]')"
+for i in 0 1; do
+  json_check "$TMP/r.json" "(lambda r: r['tokens_per_sample'] == 32 and r['tokens_per_sec'] > 0 and
+      abs(r['tokens_per_sec'] - 32 * r['images_per_sec']) <= 1e-9 * r['tokens_per_sec'] and r['replicas_identical'])(d['runs'][$i])" \
+    || fail "run $i: tokens_per_sample/tokens_per_sec/replicas: $(tok "['runs'][$i]")"
+done
+# ln 256 = 5.55 for a uniform guess; 40 AdamW steps on three repeated sentences must learn much of them.
+json_check "$TMP/r.json" 'all(r["final_loss"] < 3.5 for r in d["runs"])' \
+  || fail "the loss did not fall: $(tok '["runs"][0]["final_loss"]'), $(tok '["runs"][1]["final_loss"]')"
+
+# predict forecasts the same headline from the 1-device entry.
+expect_status 0 "$MGBENCH" predict --profile "$TMP/r.json" --link nvlink4 --devices 1,8 --json "$TMP/p.json"
+grep -Eq "tokens/s +tok/s/dev" "$TMP/out" || fail "predict's table does not head with tokens/s: $(cat "$TMP/out")"
+json_check "$TMP/p.json" 'all(r["tokens_per_sample"] == 32 and abs(r["tokens_per_sec"] - 32 * r["images_per_sec"]) <= 1e-9 * r["tokens_per_sec"] for r in d["runs"])' \
+  || fail "predict lost the tokens: $(cat "$TMP/p.json" | head -c 600)"
+
+for source in host device; do
+  expect_status 0 "$MGBENCH" --device cpu --model gpt2-tiny --batch-size 2 --steps 2 --warmup 0 --devices 2 \
+    --synthetic-source "$source" --no-progress --json "$TMP/r.json"
+  json_check "$TMP/r.json" 'd["runs"][-1]["tokens_per_sample"] == 64 and d["runs"][-1]["tokens_per_sec"] > 0' \
+    || fail "synthetic $source: $(tok '["runs"][-1]')"
+done
+
+# Out-of-vocabulary tokens (a GPT-2 BPE file for the 256-token model) and mismatched inputs.
+python3 -c "
+import struct, sys
+open(sys.argv[1], 'wb').write(struct.pack('<256i', 20240520, 1, 100, *[0] * 253) + struct.pack('<100H', *[300] * 100))" "$TMP/bpe.bin"
+mkdir -p "$TMP/images/a"
+run() { "$MGBENCH" --device cpu --steps 1 --warmup 0 --no-progress --json "$TMP/bad.json" "$@"; }
+expect_usage_error "token 0 is 300, outside the model's vocabulary of 256" run --model gpt2-tiny --data "$TMP/bpe.bin"
+expect_usage_error "--image-size applies to image models" run --model gpt2-tiny --image-size 32
+expect_usage_error "--num-classes applies to image models" run --model gpt2-tiny --num-classes 10
+expect_usage_error "--seq-len 65 must be between 1 and gpt2-tiny's context length, 64" run --model gpt2-tiny --seq-len 65
+expect_usage_error "--seq-len applies to language models" run --model tiny --seq-len 8
+expect_usage_error "holds tokens: it is for language models" run --model tiny --data "$TMP/text.bin"
+expect_usage_error "a language model reads a token file" run --model gpt2-tiny --data "$TMP/images"
+[[ ! -e "$TMP/bad.json" ]] || fail "a refused run wrote a result file"
+expect_usage_error "is a folder: a token file" "$MGBENCH" prepare-data "$TMP/images" "$TMP/x.bin"
+printf x >"$TMP/one.txt"
+expect_usage_error "fewer than 2 bytes" "$MGBENCH" prepare-data "$TMP/one.txt" "$TMP/x.bin"
+[[ ! -e "$TMP/x.bin" ]] || fail "a refused prepare-data wrote a token file"
+echo ok
