@@ -16,6 +16,7 @@
 #include <string>
 #include <vector>
 
+#include "backend/published_peak.h"
 #include "core/conv_algo.h"
 #include "core/device.h"
 #include "core/dtype.h"
@@ -108,6 +109,9 @@ class Backend {
   // free, whole device: context, library workspaces, NCCL buffers, other processes). CPU: this process's peak
   // resident set (VmHWM), a high-water mark rather than a current value. 0 when unknown.
   virtual size_t device_memory_in_use() = 0;
+  // The peak multiply-add rate of this device at p, the denominator of model FLOPs utilisation (CPU: measured on
+  // this backend's threads, fma_peak.h; CUDA: the published dense figure); flops_per_s 0 when unknown.
+  virtual PeakRate peak_flops(Precision p) = 0;
 
   // ---- streams and events
   virtual void copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) = 0;

@@ -71,6 +71,19 @@ std::string format_table(const RunResult& r) {
     for (const BreakdownPart& p : kBreakdownParts) out += fmt::format(" {:>6.1f}", 100 * (s.*p.field));
     out += fmt::format(" {:>10}\n", busbw_cell(d));
   }
+  // Model FLOPs utilisation, where the device's peak is known: one line when every entry has the same peak.
+  const bool one_peak = std::all_of(r.runs.begin(), r.runs.end(), [&](const DeviceCountResult& d) {
+    return d.peak_flops_source == r.runs.front().peak_flops_source;
+  });
+  std::string mfu;
+  for (const DeviceCountResult& d : r.runs) {
+    if (!(d.mfu > 0)) continue;
+    const std::string entry = fmt::format("{} device{}{}", d.devices, d.devices == 1 ? "" : "s",
+                                          d.transport == "default" ? "" : " " + d.transport);
+    if (one_peak) mfu += fmt::format("{}{:.1f} % ({})", mfu.empty() ? "" : ", ", 100 * d.mfu, entry);
+    else out += fmt::format("model FLOPs utilisation, {}: {:.1f} % of the {}\n", entry, 100 * d.mfu, d.peak_flops_source);
+  }
+  if (!mfu.empty()) out += fmt::format("model FLOPs utilisation: {} of the {}\n", mfu, r.runs.front().peak_flops_source);
   // Which kernels ran: two machines, or two oneDNN builds, can time their way to different algorithms, and so can
   // entries of one sweep (a replica's thread count is part of what is timed).
   const std::string how = c.cpu_conv_algo == CpuConvAlgo::Fastest

@@ -97,6 +97,10 @@ json run_json(const DeviceCountResult& r) {
           {"images_per_sec_per_device", r.images_per_sec_per_device},
           {"tokens_per_sample", r.tokens_per_sample},
           {"tokens_per_sec", r.tokens_per_sec},
+          {"model_flops_per_sample", r.model_flops_per_sample},
+          {"peak_flops_per_device", r.peak_flops_per_device},
+          {"peak_flops_source", r.peak_flops_source},
+          {"mfu", r.mfu},
           {"scaling_efficiency", r.scaling_efficiency},
           {"speedup", r.speedup},
           {"wall_s", r.wall_s},
@@ -275,6 +279,10 @@ DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::stri
     r.images_per_sec_from_steps = rd.get<double>(j, w, "images_per_sec_from_steps");
   r.tokens_per_sample = rd.get_or<int64_t>(j, w, "tokens_per_sample", 0);
   r.tokens_per_sec = rd.get_or<double>(j, w, "tokens_per_sec", 0.0);
+  r.model_flops_per_sample = rd.get_or<double>(j, w, "model_flops_per_sample", 0.0);
+  r.peak_flops_per_device = rd.get_or<double>(j, w, "peak_flops_per_device", 0.0);
+  r.peak_flops_source = rd.get_or<std::string>(j, w, "peak_flops_source", "");
+  r.mfu = rd.get_or<double>(j, w, "mfu", 0.0);
   r.step_time = step_stats_from_json(rd, rd.at(j, w, "step_time"), w + ".step_time");
   r.breakdown = breakdown_from_json(rd, rd.at(j, w, "breakdown"), w + ".breakdown");
   const std::string aw = w + ".allreduce";

@@ -113,6 +113,13 @@ struct DeviceCountResult {
   int64_t tokens_per_sample = 0;
   double images_per_sec = 0;
   double tokens_per_sec = 0;  // images_per_sec x tokens_per_sample
+  // Model FLOPs utilisation, mfu = images_per_sec_per_device x model_flops_per_sample / peak_flops_per_device:
+  // the model's own multiply-adds (x2: conv, linear, attention's two products; forward, and x3 for a training
+  // step), not what the kernels executed. 0 when the peak is unknown (peak_flops_source says why).
+  double model_flops_per_sample = 0;
+  double peak_flops_per_device = 0;
+  std::string peak_flops_source;
+  double mfu = 0;
   double images_per_sec_per_device = 0;
   double scaling_efficiency = 0;  // vs devices=1 of the same transport; 1.0 for the baseline
   double speedup = 0;

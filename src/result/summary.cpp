@@ -29,6 +29,8 @@ void summarize(DeviceCountResult& r) {
                                         : r.images_per_sec_from_steps;
   r.images_per_sec_per_device = r.devices > 0 ? r.images_per_sec / r.devices : 0;
   r.tokens_per_sec = r.images_per_sec * static_cast<double>(r.tokens_per_sample);
+  r.mfu = r.peak_flops_per_device > 0 ? r.images_per_sec_per_device * r.model_flops_per_sample / r.peak_flops_per_device
+                                      : 0;
 
   AllreduceStats& a = r.allreduce;
   a.time_s = 0;

@@ -307,6 +307,12 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   entry.batch_per_device = batch;
   entry.global_batch = batch * world * cfg.accum_steps;
   entry.tokens_per_sample = model.tokens ? image : 0;
+  if (!cfg.input_only) {
+    entry.model_flops_per_sample = forward_gflops_per_image(model, image) * 1e9 * (cfg.forward_only ? 1 : 3);
+    const PeakRate peak = group.backends[0]->peak_flops(cfg.precision);
+    entry.peak_flops_per_device = peak.flops_per_s;
+    entry.peak_flops_source = peak.source;
+  }
   entry.threads_per_replica = group.plan.backend.threads;
   entry.conv_algorithms = group.backends[0]->conv_algorithm_counts();
   entry.input_only = cfg.input_only;

@@ -26,6 +26,12 @@ for i in 0 1; do
       abs(r['tokens_per_sec'] - 32 * r['images_per_sec']) <= 1e-9 * r['tokens_per_sec'] and r['replicas_identical'])(d['runs'][$i])" \
     || fail "run $i: tokens_per_sample/tokens_per_sec/replicas: $(tok "['runs'][$i]")"
 done
+# MFU: a training step is 3 x the forward's 2T(12LC^2 + VC) + 4LT^2C = 7,864,320 FLOPs (L 2, C 64, V 256, T 32).
+json_check "$TMP/r.json" 'all(abs(r["model_flops_per_sample"] - 3 * 7864320) < 1 and r["peak_flops_per_device"] > 0 and
+    "measured fp32 FMA peak" in r["peak_flops_source"] and
+    abs(r["mfu"] - r["images_per_sec_per_device"] * r["model_flops_per_sample"] / r["peak_flops_per_device"]) <= 1e-9 * r["mfu"]
+    for r in d["runs"])' || fail "MFU: $(tok '["runs"][0]')"
+grep -q "model FLOPs utilisation: .* of the measured fp32 FMA peak" "$TMP/out" || fail "the table gives no MFU: $(cat "$TMP/out")"
 # ln 256 = 5.55 for a uniform guess; 40 AdamW steps on three repeated sentences must learn much of them.
 json_check "$TMP/r.json" 'all(r["final_loss"] < 3.5 for r in d["runs"])' \
   || fail "the loss did not fall: $(tok '["runs"][0]["final_loss"]'), $(tok '["runs"][1]["final_loss"]')"

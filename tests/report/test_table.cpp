@@ -28,6 +28,12 @@ std::vector<std::string> lines(const std::string& s) {
   return out;
 }
 
+bool t_has_no_mfu(const std::vector<std::string>& ls) {
+  for (const std::string& l : ls)
+    if (l.find("model FLOPs utilisation") != std::string::npos) return false;
+  return true;
+}
+
 }  // namespace
 
 TEST_CASE("table: a header line, column titles and one row per device count") {
@@ -73,6 +79,21 @@ TEST_CASE("table: a language model's rates are tokens/s and its batch is of sequ
   // 32 sequences / 0.1 s x 256 tokens; 2 devices: 512 sequences/s, 256 per device, x 256 tokens.
   CHECK(ls[2].find("      1 default       81920.0    81920.0  100.0") == 0);
   CHECK(ls[3].find("      2 default      131072.0    65536.0   80.0") == 0);
+  CHECK(t_has_no_mfu(ls));
+  for (DeviceCountResult& d : r.runs) {
+    d.model_flops_per_sample = 1e9;
+    d.peak_flops_per_device = 1e12;
+    d.peak_flops_source = "measured fp32 FMA peak (avx2, 4 threads): 1000 GFLOP/s";
+    summarize(d);
+  }
+  const auto with = lines(format_table(r));
+  // 320 and 256 sequences/s per device x 1 GFLOP over 1 TFLOP/s.
+  CHECK(with[4] == "model FLOPs utilisation: 32.0 % (1 device), 25.6 % (2 devices) of the measured fp32 FMA peak "
+                   "(avx2, 4 threads): 1000 GFLOP/s");
+  r.runs[1].peak_flops_source = "another peak";
+  const auto apart = lines(format_table(r));
+  CHECK(apart[4] == "model FLOPs utilisation, 1 device: 32.0 % of the measured fp32 FMA peak (avx2, 4 threads): 1000 GFLOP/s");
+  CHECK(apart[5] == "model FLOPs utilisation, 2 devices: 25.6 % of the another peak");
 }
 
 TEST_CASE("table: which convolution algorithms ran, per entry where the entries chose differently") {

@@ -37,6 +37,22 @@ TEST_CASE("summarize derives throughput, breakdown and statistics from the sampl
   CHECK(breakdown_relative_gap(r.breakdown) < 1e-12);  // means of parts add up to the mean of totals
 }
 
+TEST_CASE("summarize derives a language model's tokens/s and the model FLOPs utilisation") {
+  DeviceCountResult r;
+  r.devices = 4;
+  r.global_batch = 128;  // sequences
+  r.tokens_per_sample = 256;
+  r.model_flops_per_sample = 2e9;
+  r.samples = {step(0, 0.1, 0.1, 0, 0, 0), step(0, 0.1, 0.1, 0, 0, 0)};
+  summarize(r);
+  CHECK(r.images_per_sec == Approx(640));  // 2 x 128 sequences over 0.4 s
+  CHECK(r.tokens_per_sec == Approx(640 * 256));
+  CHECK(r.mfu == 0);  // no known peak
+  r.peak_flops_per_device = 1e12;
+  summarize(r);
+  CHECK(r.mfu == Approx(160 * 2e9 / 1e12));  // 160 sequences/s per device
+}
+
 TEST_CASE("summarize computes all-reduce bandwidth as nccl-tests does") {
   DeviceCountResult r;
   r.devices = 4;

@@ -25,6 +25,7 @@ class DelegatingBackend : public Backend {
   size_t peak_memory_bytes() const override { return b_.peak_memory_bytes(); }
   void reset_peak_memory() override { b_.reset_peak_memory(); }
   size_t device_memory_in_use() override { return b_.device_memory_in_use(); }
+  PeakRate peak_flops(Precision p) override { return b_.peak_flops(p); }
   void copy_h2d(void* d, const void* s, size_t n, StreamKind k) override { b_.copy_h2d(d, s, n, k); }
   void copy_d2h(void* d, const void* s, size_t n, StreamKind k) override { b_.copy_d2h(d, s, n, k); }
   void copy_d2d(void* d, const void* s, size_t n, StreamKind k) override { b_.copy_d2d(d, s, n, k); }

@@ -9,8 +9,13 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <map>
+#include <mutex>
 #include <thread>
 
+#include <fmt/format.h>
+
+#include "backend/cpu/fma_peak.h"
 #include "core/counter_rng.h"
 #include "core/error.h"
 #include "core/host_info.h"
@@ -168,6 +173,19 @@ void CpuBackend::device_free(void* p) {
   }
   lk.unlock();
   std::free(p);
+}
+
+PeakRate CpuBackend::peak_flops(Precision p) {
+  if (p != Precision::FP32) return {0, std::string("no measured ") + precision_name(p) + " peak on a CPU"};
+  // Once per thread count and process: the cores do not change, and a sweep asks for every entry.
+  static std::mutex mu;
+  static std::map<int, FmaPeak> measured;
+  std::lock_guard<std::mutex> lk(mu);
+  auto it = measured.find(threads_);
+  if (it == measured.end()) it = measured.emplace(threads_, measure_fma_peak(threads_)).first;
+  const FmaPeak& f = it->second;
+  return {f.flops_per_s, fmt::format("measured fp32 FMA peak ({}, {} thread{}): {:.0f} GFLOP/s", f.isa, f.threads,
+                                     f.threads == 1 ? "" : "s", f.flops_per_s / 1e9)};
 }
 
 size_t CpuBackend::device_memory_in_use() {

@@ -35,6 +35,7 @@ class CpuBackend final : public Backend {
   size_t peak_memory_bytes() const override { return peak_.load(); }
   void reset_peak_memory() override { peak_.store(current_.load()); }
   size_t device_memory_in_use() override;
+  PeakRate peak_flops(Precision p) override;
 
   void copy_h2d(void* dst, const void* src, size_t bytes, StreamKind s) override;
   void copy_d2h(void* dst, const void* src, size_t bytes, StreamKind s) override;

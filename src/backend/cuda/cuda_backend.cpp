@@ -181,6 +181,8 @@ void CudaBackend::device_free(void* p) {
   MG_CHECK_CUDA(cudaFree(p));
 }
 
+PeakRate CudaBackend::peak_flops(Precision p) { return published_gpu_peak(info().name, p); }
+
 size_t CudaBackend::device_memory_in_use() {
   size_t free_b = 0, total_b = 0;
   MG_CHECK_CUDA(cudaSetDevice(ordinal_));

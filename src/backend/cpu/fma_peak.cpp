@@ -1,0 +1,113 @@
+#include "backend/cpu/fma_peak.h"
+
+#include <immintrin.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <chrono>
+#include <iterator>
+#include <vector>
+
+#include "core/error.h"
+#include "core/omp_team.h"
+
+namespace mg {
+
+namespace {
+
+// Chains per kernel: at least ports x latency (2 x 4 on recent x86 cores) in registers, with room to spare.
+constexpr int kChains512 = 16, kChains256 = 12, kChains128 = 12;
+
+// The smallest and largest of a kernel's final lanes.
+FmaLanes lanes_range(const float* v, size_t n, int64_t flops) {
+  const auto [mn, mx] = std::minmax_element(v, v + n);
+  return {*mn, *mx, flops};
+}
+
+__attribute__((target("avx512f"))) FmaLanes fma_avx512(int64_t iters, float a, float b) {
+  const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
+  __m512 c[kChains512];
+  for (auto& x : c) x = _mm512_setzero_ps();
+  for (int64_t i = 0; i < iters; ++i) {
+#pragma GCC unroll 16
+    for (auto& x : c) x = _mm512_fmadd_ps(x, va, vb);  // unrolled: every chain stays in a register
+  }
+  alignas(64) float lanes[kChains512 * 16];
+  for (int k = 0; k < kChains512; ++k) _mm512_store_ps(lanes + 16 * k, c[k]);
+  return lanes_range(lanes, std::size(lanes), iters * kChains512 * 16 * 2);
+}
+
+__attribute__((target("avx2,fma"))) FmaLanes fma_avx2(int64_t iters, float a, float b) {
+  const __m256 va = _mm256_set1_ps(a), vb = _mm256_set1_ps(b);
+  __m256 c[kChains256];
+  for (auto& x : c) x = _mm256_setzero_ps();
+  for (int64_t i = 0; i < iters; ++i) {
+#pragma GCC unroll 16
+    for (auto& x : c) x = _mm256_fmadd_ps(x, va, vb);  // unrolled: every chain stays in a register
+  }
+  alignas(32) float lanes[kChains256 * 8];
+  for (int k = 0; k < kChains256; ++k) _mm256_store_ps(lanes + 8 * k, c[k]);
+  return lanes_range(lanes, std::size(lanes), iters * kChains256 * 8 * 2);
+}
+
+// No FMA unit: a multiply and an add per element, two roundings (the scalar reference does the same).
+FmaLanes fma_sse2(int64_t iters, float a, float b) {
+  const __m128 va = _mm_set1_ps(a), vb = _mm_set1_ps(b);
+  __m128 c[kChains128];
+  for (auto& x : c) x = _mm_setzero_ps();
+  for (int64_t i = 0; i < iters; ++i) {
+#pragma GCC unroll 16
+    for (auto& x : c) x = _mm_add_ps(_mm_mul_ps(x, va), vb);  // unrolled: every chain stays in a register
+  }
+  alignas(16) float lanes[kChains128 * 4];
+  for (int k = 0; k < kChains128; ++k) _mm_store_ps(lanes + 4 * k, c[k]);
+  return lanes_range(lanes, std::size(lanes), iters * kChains128 * 4 * 2);
+}
+
+// A team of `threads` runs the kernel at once; returns the wall time of the slowest.
+double timed_round(const std::string& isa, int threads, int64_t iters, int64_t& flops) {
+  std::vector<FmaLanes> out(static_cast<size_t>(threads));
+  const auto t0 = std::chrono::steady_clock::now();
+#pragma omp parallel num_threads(omp_team(threads))
+  {
+    const int t = omp_get_thread_num();
+    // Runtime values: the compiler cannot fold the chains away.
+    out[static_cast<size_t>(t)] = run_fma_kernel(isa, iters, 0.999999f, 1e-6f * static_cast<float>(t + 1));
+  }
+  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  flops = 0;
+  for (const FmaLanes& l : out) flops += l.flops;
+  return s;
+}
+
+}  // namespace
+
+std::string fma_peak_isa() {
+  if (__builtin_cpu_supports("avx512f")) return "avx512";
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";
+  return "sse2";
+}
+
+FmaLanes run_fma_kernel(const std::string& isa, int64_t iters, float a, float b) {
+  if (isa == "avx512") return fma_avx512(iters, a, b);
+  if (isa == "avx2") return fma_avx2(iters, a, b);
+  MG_ENSURE(isa == "sse2", "unknown FMA kernel " + isa);
+  return fma_sse2(iters, a, b);
+}
+
+FmaPeak measure_fma_peak(int threads) {
+  MG_ENSURE(threads >= 1, "measure_fma_peak needs a thread");
+  FmaPeak p;
+  p.isa = fma_peak_isa();
+  p.threads = omp_team(threads);
+  int64_t iters = 1 << 14, flops = 0;
+  // Grow the round to >= 20 ms (the first rounds also bring the cores up to their vector clock).
+  while (timed_round(p.isa, p.threads, iters, flops) < 0.02 && iters < (int64_t{1} << 34)) iters *= 2;
+  for (int r = 0; r < 3; ++r) {
+    const double s = timed_round(p.isa, p.threads, iters, flops);
+    p.flops_per_s = std::max(p.flops_per_s, static_cast<double>(flops) / s);
+  }
+  return p;
+}
+
+}  // namespace mg

@@ -1,0 +1,31 @@
+// The CPU's measured peak of fp32 multiply-adds, the denominator of model FLOPs utilisation on a CPU: independent
+// FMA chains in the widest vector unit this CPU has (chosen at run time: AVX-512, AVX2 with FMA, else SSE2
+// multiply and add), enough of them to hide the FMA latency on every port, on `threads` threads at once so the
+// clock is the all-core one a training run gets.
+#pragma once
+#include <cstdint>
+#include <string>
+
+namespace mg {
+
+struct FmaPeak {
+  double flops_per_s = 0;  // all threads together; a multiply-add counts 2
+  std::string isa;         // avx512 | avx2 | sse2
+  int threads = 0;
+};
+
+// Best of three timed rounds of at least 20 ms each after a warm-up round.
+FmaPeak measure_fma_peak(int threads);
+
+// The ISA measure_fma_peak uses on this CPU.
+std::string fma_peak_isa();
+
+// One kernel run on the calling thread: `iters` rounds of acc = acc * a + b on every chain and lane from 0.
+// Returns the smallest and largest final lane; both equal the scalar recurrence when every round ran.
+struct FmaLanes {
+  float min = 0, max = 0;
+  int64_t flops = 0;
+};
+FmaLanes run_fma_kernel(const std::string& isa, int64_t iters, float a, float b);
+
+}  // namespace mg

@@ -1,0 +1,51 @@
+// The CPU's measured FMA peak (the denominator of MFU on a CPU): the ISA chosen at run time is the widest the CPU
+// has, each kernel runs every round on every chain and lane (its lanes equal the scalar recurrence bit for bit),
+// and its FLOP count is that work; the backend reports the peak for fp32 only.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+
+#include "backend/backend.h"
+#include "backend/cpu/fma_peak.h"
+#include "core/omp_team.h"
+
+using namespace mg;
+
+TEST_CASE("fma peak: the kernel of each ISA this CPU has computes every round of every chain and lane") {
+  std::vector<std::pair<std::string, int64_t>> isas{{"sse2", 12 * 4 * 2}};
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) isas.push_back({"avx2", 12 * 8 * 2});
+  if (__builtin_cpu_supports("avx512f")) isas.push_back({"avx512", 16 * 16 * 2});
+  const float a = 0.999f, b = 0.0625f;
+  const int64_t iters = 1000;
+  for (const auto& [isa, flops_per_round] : isas) {
+    INFO(isa);
+    float want = 0;
+    for (int64_t i = 0; i < iters; ++i) want = isa == "sse2" ? want * a + b : std::fma(want, a, b);
+    const FmaLanes l = run_fma_kernel(isa, iters, a, b);
+    CHECK(l.min == want);
+    CHECK(l.max == want);
+    CHECK(l.flops == iters * flops_per_round);
+  }
+  CHECK_THROWS(run_fma_kernel("avx9000", 1, a, b));
+}
+
+TEST_CASE("fma peak: the widest ISA is measured on the threads asked for, and the CPU backend reports it for fp32") {
+  const std::string isa = fma_peak_isa();
+  CHECK(isa == (__builtin_cpu_supports("avx512f") ? "avx512"
+                : __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma") ? "avx2"
+                                                                                   : "sse2"));
+  const FmaPeak p = measure_fma_peak(2);
+  CHECK(p.isa == isa);
+  CHECK(p.threads == omp_team(2));
+  CHECK(std::isfinite(p.flops_per_s));
+  CHECK(p.flops_per_s > 1e8);  // even one SSE2 core at 1 GHz does 8 GFLOP/s
+  BackendOptions opt;
+  opt.threads = 1;
+  auto be = make_backend(DeviceKind::Cpu, 0, opt);
+  const PeakRate fp32 = be->peak_flops(Precision::FP32);
+  CHECK(fp32.flops_per_s > 1e8);
+  CHECK_THAT(fp32.source, Catch::Contains("measured fp32 FMA peak (" + isa + ", 1 thread)"));
+  const PeakRate bf16 = be->peak_flops(Precision::BF16);
+  CHECK(bf16.flops_per_s == 0);
+  CHECK_THAT(bf16.source, Catch::Contains("no measured bf16 peak"));
+}
