@@ -35,6 +35,11 @@ const std::vector<Entry>& catalogue() {
         "50257-token vocabulary; lm_head untied from wte (+38.6 M over the published 124.4 M)",
         false},
        [](int64_t) { return build_gpt2({"gpt2", 12, 12, 768, 50257, 1024}); }},
+      {{"gpt2-medium", {},
+        "GPT-2 medium (HF gpt2-medium, 24x1024, 16 heads); lm_head untied from wte (+51.5 M over the published "
+        "354.8 M)",
+        false},
+       [](int64_t) { return build_gpt2({"gpt2-medium", 24, 16, 1024, 50257, 1024}); }},
       {{"tiny", {}, "test network: 2 conv+BN+ReLU blocks, trains in seconds on CPU", true},
        [](int64_t c) { return build_tiny(true, c); }},
       {{"tiny_nobn", {}, "test network: tiny without batch-norm, for exact gradient checks", true},

@@ -13,6 +13,7 @@ TEST_CASE("gpt2: 124,439,808 parameters as published, plus its untied 50257 x 76
   CHECK(m.num_classes == 50257);
   CHECK(count_params(m, 1024) == 124439808 + 50257 * 768);
   CHECK(count_params(m, 1) == count_params(m, 1024));  // no parameter depends on the sequence length
+  CHECK(count_params(build_model("gpt2-medium"), 1024) == 354823168 + 50257 * 1024);  // HF gpt2-medium
   // The same closed form at the test size: L (12 C^2 + 13 C) + (2 V + Tmax) C + 2 C.
   const int64_t L = 2, C = 64, V = 256, T = 64;
   CHECK(count_params(build_model("gpt2-tiny"), 16) == L * (12 * C * C + 13 * C) + (2 * V + T) * C + 2 * C);
