@@ -19,15 +19,21 @@ constexpr int64_t kDistinctElements = 512;
 // input features: the GEMM's kind is the same, and the naive reference stays seconds.
 constexpr int64_t kLinearWeightElements = int64_t{4} << 20;
 
+// A language model's sequence in a case: enough positions for the causal mask and the position table to matter,
+// few enough that the naive reference's attention (quadratic in it) and per-token layers stay seconds.
+constexpr int64_t kCaseTokens = 32;
+
 // The spatial size a case keeps along one dimension: the model's own when small, else enough for two windows.
 int64_t cut(int64_t size, int64_t k, int64_t stride) { return std::min(size, std::max<int64_t>(4, k + stride)); }
 
 std::vector<Shape> case_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
   std::vector<Shape> out;
   for (const Shape& s : in) {
-    if (s.rank() != 4) {  // {N, F} and token tensors keep every dimension but the batch
+    if (s.rank() != 4) {  // {N, F} and token tensors keep every dimension but the batch and the sequence
       Shape c = s;
       c.dims[0] = kBatch;
+      const bool token_ids = l.kind == LayerKind::Embedding;  // {N, T}
+      if (c.rank() == 3 || token_ids) c.dims[1] = std::min(c.dims[1], kCaseTokens);
       int64_t& f = c.dims.back();
       if (l.kind == LayerKind::Linear && c.rank() == 2 && f * l.linear.out_features > kLinearWeightElements)
         f = std::max<int64_t>(1, kLinearWeightElements / l.linear.out_features);

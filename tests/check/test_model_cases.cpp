@@ -51,9 +51,16 @@ void check_cases_cover(const ModelDesc& m) {
         CHECK(c.shapes[0].c() == in.c());  // input channels as the model has them, spatial size cut
         CHECK(c.shapes[0].h() <= in.h());
       }
-      if (l.kind == LayerKind::BatchNorm || l.kind == LayerKind::Add || l.kind == LayerKind::Concat) {
-        for (size_t k = 0; k < l.inputs.size(); ++k)
-          CHECK(c.shapes[k].c() == shapes[static_cast<size_t>(l.inputs[k])].c());
+      for (size_t k = 0; k < l.inputs.size(); ++k) {
+        const Shape& in = shapes[static_cast<size_t>(l.inputs[k])];
+        if (in.rank() == 3 || l.kind == LayerKind::Embedding) {
+          // Token tensors: features as the model has them, the sequence cut to 32 (the naive reference is
+          // quadratic in it).
+          CHECK(c.shapes[k].dims.back() == (in.rank() == 3 ? in.dims.back() : std::min<int64_t>(in.dims[1], 32)));
+          CHECK(c.shapes[k].dims[1] == std::min<int64_t>(in.dims[1], 32));
+        } else if (l.kind == LayerKind::BatchNorm || l.kind == LayerKind::Add || l.kind == LayerKind::Concat) {
+          CHECK(c.shapes[k].c() == in.c());
+        }
       }
       if (l.kind == LayerKind::Linear) {
         CHECK(c.desc.linear.out_features == l.linear.out_features);
