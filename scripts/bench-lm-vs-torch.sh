@@ -6,7 +6,9 @@
 # wall time of the timed window and the process's peak resident set are shown beside it, and mgbench's MFU.
 # Raw JSON of every run, the log and a summary go under OUT (default results/transformers/<date>-MODEL-tSEQ-bBATCH).
 #   scripts/bench-lm-vs-torch.sh [MODEL] [SEQ] [BATCH] [STEPS]     env: ROUNDS=3 THREADS=$(nproc) OPT=adamw OUT MGBENCH
-# Needs Debian's python3-torch (/usr/bin/python3 is used).
+# Needs Debian's python3-torch (/usr/bin/python3 is used). Its matrix products go to the system BLAS
+# (BLAS_INFO=generic): with Debian's reference libblas3 alone GPT-2 runs about 13x slower, so install
+# libopenblas0-pthread (which takes over the libblas.so.3 alternative) for a fair comparison; the log names the BLAS.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 model=${1:-gpt2}; seq=${2:-256}; batch=${3:-4}; steps=${4:-5}
@@ -21,7 +23,7 @@ mg=${MGBENCH:-$root/build/mgbench}
 mkdir -p "$out"
 {
   echo "# $(date -u +%FT%TZ) on $(hostname): $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //') ($(nproc) CPUs; $(grep -o 'avx512f\|avx2' /proc/cpuinfo | sort -u | tr '\n' ' '))"
-  echo "# mgbench: $("$mg" --version | head -1); torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)')"
+  echo "# mgbench: $("$mg" --version | head -1); torch $(/usr/bin/python3 -c 'import torch; print(torch.__version__)'); its BLAS: $(readlink -f /usr/lib/x86_64-linux-gnu/libblas.so.3)"
   echo "# $model, seq $seq, batch $batch, $opt, $steps timed steps after 2 warm-up, $threads threads, $rounds alternating rounds"
   for ((r = 1; r <= rounds; r++)); do
     echo "\$ [round $r] $mg --device cpu --gpus 1 --model $model --seq-len $seq --batch-size $batch --optimizer $opt --steps $steps --warmup 2 --threads $threads --no-check"
