@@ -1,10 +1,13 @@
 // GPT-2 as Hugging Face's GPT2LMHeadModel (and nanoGPT) build it: token + position embedding, pre-norm blocks
 // (ln_1, fused qkv c_attn, causal attention, c_proj, residual; ln_2, c_fc, tanh GELU, c_proj, residual), ln_f
-// and the lm_head, all Linear layers with bias except the head; no dropout (as benchmarks run it). The head's
+// and the lm_head, all Linear layers with bias except the head; no dropout (as benchmarks run it); GPT-2's
+// initialisation. The head's
 // weight is a parameter of its own here, not tied to the token table: mgbench's parameter store gives every
 // layer its own tensors, so GPT-2 small counts 163,037,184 parameters, the published 124,439,808 plus the
 // 50257 x 768 head. The logits are one row per token, {N*T, V}, so the trainer's cross-entropy takes them as
 // it takes images' (ln_f's output is flattened to rows before the head, which then is a plain 2-D Linear).
+#include <cmath>
+
 #include "models/families.h"
 #include "models/net_builder.h"
 
@@ -31,6 +34,13 @@ ModelDesc build_gpt2(const Gpt2Config& c) {
   const int head = b.linear(x, "lm_head", c.vocab);
   ModelDesc m = b.finish_tokens(c.max_positions);
   m.layers[static_cast<size_t>(head)].linear.bias = false;
+  // GPT-2's initialisation (as nanoGPT writes it): N(0, 0.02) for the tables and every Linear, the two residual
+  // projections of each block scaled by 1/sqrt(2L) so the residual stream's variance does not grow with depth.
+  for (LayerDesc& l : m.layers) {
+    if (l.kind != LayerKind::Linear && l.kind != LayerKind::Embedding) continue;
+    const bool residual = l.name.size() > 7 && l.name.compare(l.name.size() - 7, 7, ".c_proj") == 0;
+    l.init_std = residual ? 0.02f / std::sqrt(2.0f * static_cast<float>(c.layers)) : 0.02f;
+  }
   return m;
 }
 

@@ -251,7 +251,7 @@ LayerShapes token_shapes(const LayerDesc& l, const Shape& x) {
 
 }  // namespace
 
-LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
+static LayerShapes shapes_of(const LayerDesc& l, const std::vector<Shape>& in) {
   if (l.kind == LayerKind::Input)
     return fault(LayerFault::Invalid, "layer " + l.name + ": Input is the network input, not a computed layer");
   const auto [lo, hi] = input_range(l.kind);
@@ -312,6 +312,13 @@ LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
     case LayerKind::Input: break;
   }
   return fault(LayerFault::Invalid, "layer " + l.name + ": unknown layer kind");
+}
+
+LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
+  LayerShapes r = shapes_of(l, in);
+  for (ParamShape& p : r.params)
+    if (p.name == "weight" || p.name == "position") p.init_std = l.init_std;
+  return r;
 }
 
 namespace {

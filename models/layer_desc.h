@@ -95,12 +95,15 @@ struct LayerDesc {
   EmbeddingParams embedding;
   LayerNormParams ln;
   AttentionParams attention;
+  // > 0: the weight (and a position table) start N(0, init_std), as GPT-2 initialises; 0: He uniform.
+  float init_std = 0;
 };
 
 // Shapes of one parameter tensor, in the canonical layouts of backend.h (conv weight {O, KH, KW, I/groups}).
 struct ParamShape {
-  std::string name;  // "weight", "bias", "gamma", "beta"
+  std::string name;  // "weight", "bias", "gamma", "beta", "position"
   Shape shape;
+  float init_std = 0;  // the layer's (weights and position tables only)
 };
 
 struct ModelDesc {

@@ -16,6 +16,7 @@ ParamStore::ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& 
       e.layer = static_cast<int>(l);
       e.name = p.name;
       e.shape = p.shape;
+      e.init_std = p.init_std;
       e.offset = total_;
       e.count = static_cast<size_t>(p.shape.numel());
       total_ += e.count;
@@ -57,6 +58,13 @@ void ParamStore::initialize(uint64_t seed) {
     float* p = host.data() + e.offset;
     if (e.name == "gamma") {
       std::fill(p, p + e.count, 1.0f);
+    } else if (e.init_std > 0) {  // weights and position tables N(0, std): Box-Muller over counter draws
+      const uint64_t s = splitmix64(seed ^ (0x5EEDull + stream++));
+      for (size_t i = 0; i < e.count; ++i) {
+        const double u1 = 1.0 - static_cast<double>(counter_uniform(s, 2 * i));  // (0, 1]: log is finite
+        const double u2 = counter_uniform(s, 2 * i + 1);
+        p[i] = static_cast<float>(e.init_std * std::sqrt(-2.0 * std::log(u1)) * std::cos(2 * M_PI * u2));
+      }
     } else if (e.name == "weight") {
       // fan_in: all dims but the first (conv {O,KH,KW,I/g} and linear {out,in} alike).
       const double fan_in = static_cast<double>(e.count) / static_cast<double>(e.shape[0]);

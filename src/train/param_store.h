@@ -17,6 +17,7 @@ struct ParamEntry {
   Shape shape;
   size_t offset = 0;  // elements into the flat buffers
   size_t count = 0;
+  float init_std = 0;  // > 0: starts N(0, init_std) (models/layer_desc.h)
 };
 
 class ParamStore {
@@ -37,7 +38,8 @@ class ParamStore {
   int layer_of(size_t index) const;
 
   // Deterministic initialisation from seed, identical on every replica and backend: weights uniform in
-  // +-sqrt(6/fan_in) (He/Kaiming uniform for ReLU nets), biases and BN beta 0, BN gamma 1; moments 0.
+  // +-sqrt(6/fan_in) (He/Kaiming uniform for ReLU nets) unless their layer sets init_std (then N(0, init_std),
+  // position tables too), biases and betas 0, gammas 1; moments 0.
   void initialize(uint64_t seed);
   std::vector<float> download_params() const;
   std::vector<float> download_grads() const;
