@@ -6,7 +6,8 @@
 # wall time of the timed window and the process's peak resident set are shown beside it, and mgbench's MFU.
 # Raw JSON of every run, the log and a summary go under OUT (default results/transformers/<date>-MODEL-tSEQ-bBATCH).
 #   scripts/bench-lm-vs-torch.sh [MODEL] [SEQ] [BATCH] [STEPS]     env: ROUNDS=3 THREADS=$(nproc) OPT=adamw OUT MGBENCH
-# Needs Debian's python3-torch (/usr/bin/python3 is used). Its matrix products go to the system BLAS
+# Needs Debian's python3-torch (/usr/bin/python3, run with OMP_NUM_THREADS equal to --threads as the CNN
+# comparison does). Its matrix products go to the system BLAS
 # (BLAS_INFO=generic): with Debian's reference libblas3 alone GPT-2 runs about 13x slower, so install
 # libopenblas0-pthread (which takes over the libblas.so.3 alternative) for a fair comparison; the log names the BLAS.
 set -euo pipefail
@@ -29,8 +30,8 @@ mkdir -p "$out"
     echo "\$ [round $r] $mg --device cpu --gpus 1 --model $model --seq-len $seq --batch-size $batch --optimizer $opt --steps $steps --warmup 2 --threads $threads --no-check"
     "$mg" --device cpu --gpus 1 --model "$model" --seq-len "$seq" --batch-size "$batch" --optimizer "$opt" \
       --steps "$steps" --warmup 2 --threads "$threads" --no-check --no-progress --json "$out/mgbench-$r.json"
-    echo "\$ [round $r] /usr/bin/python3 scripts/torch_gpt2.py --model $model --seq-len $seq --batch $batch --optimizer $opt --steps $steps --warmup 2 --threads $threads"
-    /usr/bin/python3 "$root/scripts/torch_gpt2.py" --model "$model" --seq-len "$seq" --batch "$batch" --optimizer "$opt" \
+    echo "\$ [round $r] OMP_NUM_THREADS=$threads /usr/bin/python3 scripts/torch_gpt2.py --model $model --seq-len $seq --batch $batch --optimizer $opt --steps $steps --warmup 2 --threads $threads"
+    OMP_NUM_THREADS=$threads /usr/bin/python3 "$root/scripts/torch_gpt2.py" --model "$model" --seq-len "$seq" --batch "$batch" --optimizer "$opt" \
       --steps "$steps" --warmup 2 --threads "$threads" | tee "$out/torch-$r.json" | cut -c1-300
   done
 } 2>&1 | tee "$out/log.txt"
