@@ -39,6 +39,10 @@ class DataSource {
   virtual std::string describe() const = 0;
 };
 
+// Throws UsageError when --data `path` holds the wrong kind of sample for the model: a token file (.bin) for an
+// image model, or anything but a token file or "synthetic" for a language model. Cheap: names only.
+void check_data_kind(const std::string& path, bool language_model);
+
 // Synthetic host source (random images or tokens, labels uniform over classes), or the real-data source for
 // spec.path. Bad input (missing/empty folder, corrupt record or token file, fewer samples than one global
 // batch, images for a language model or tokens for an image model) throws UsageError.

@@ -8,11 +8,8 @@
 #include <algorithm>
 #include <cerrno>
 #include <cstring>
-#include <fstream>
-#include <iterator>
 #include <vector>
 
-#include "core/atomic_file.h"
 #include "core/error.h"
 #include "data/sharding.h"
 
@@ -23,14 +20,17 @@ namespace {
 // A read-only mapping of the whole file, shared by every replica's source through the page cache.
 class TokenMapping {
  public:
-  explicit TokenMapping(const std::string& path) : path_(path) {
-    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  explicit TokenMapping(const std::string& path) {
+    // O_NONBLOCK: a FIFO named like a token file must not block the open; anything but a file is refused below.
+    const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC | O_NONBLOCK);
     if (fd < 0) throw UsageError("cannot open token file " + path + ": " + std::strerror(errno));
     struct stat st {};
-    if (::fstat(fd, &st) != 0) {
-      const int err = errno;
+    const bool stat_failed = ::fstat(fd, &st) != 0;
+    const int err = errno;
+    if (stat_failed || !S_ISREG(st.st_mode)) {
       ::close(fd);
-      throw UsageError("cannot stat token file " + path + ": " + std::strerror(err));
+      throw UsageError(stat_failed ? "cannot stat token file " + path + ": " + std::strerror(err)
+                                   : "token file " + path + " is not a regular file");
     }
     bytes_ = static_cast<size_t>(st.st_size);
     if (bytes_ > 0) {
@@ -53,7 +53,6 @@ class TokenMapping {
   size_t bytes() const { return bytes_; }
 
  private:
-  std::string path_;
   const uint8_t* data_ = nullptr;
   size_t bytes_ = 0;
 };
@@ -70,15 +69,19 @@ class TokenFileSource final : public DataSource {
     const size_t header = kTokenHeaderInts * sizeof(int32_t);
     if (map_.bytes() < header) bad("shorter than its " + std::to_string(header) + "-byte header");
     const int32_t magic = header_int(map_.data(), 0), version = header_int(map_.data(), 1);
+    int32_t want_version = 0;
     if (magic == kTokenMagicU16) {
-      width_ = 2;
+      width_ = 2, want_version = kTokenVersionU16;
     } else if (magic == kTokenMagicU32) {
-      width_ = 4;
+      width_ = 4, want_version = kTokenVersionU32;
     } else {
       bad("bad magic " + std::to_string(magic) + " (expected " + std::to_string(kTokenMagicU16) + " or " +
           std::to_string(kTokenMagicU32) + ")");
     }
-    if (version != kTokenFileVersion) bad("unsupported version " + std::to_string(version));
+    if (version != want_version) {
+      bad("unsupported version " + std::to_string(version) + " for magic " + std::to_string(magic) + " (expected " +
+          std::to_string(want_version) + ")");
+    }
     const int32_t count = header_int(map_.data(), 2);
     if (count < 0) bad("negative token count " + std::to_string(count));
     tokens_ = count;
@@ -151,29 +154,6 @@ class TokenFileSource final : public DataSource {
 std::unique_ptr<DataSource> make_token_file_source(const DataSpec& spec) {
   MG_ENSURE(spec.seq_len > 0, "a token file source needs a sequence length");
   return std::make_unique<TokenFileSource>(spec);
-}
-
-int64_t write_byte_token_file(const std::string& text_path, const std::string& out_path) {
-  std::ifstream in(text_path, std::ios::binary);
-  if (!in) throw UsageError("cannot open " + text_path + ": " + std::strerror(errno));
-  const std::vector<char> text{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
-  if (in.bad()) throw UsageError("cannot read " + text_path + ": " + std::strerror(errno));
-  if (text.size() < 2) throw UsageError(text_path + " has fewer than 2 bytes: no token has a next one to learn");
-  if (text.size() > static_cast<size_t>(INT32_MAX)) {
-    throw UsageError(text_path + " has more bytes than a token file's int32 count can hold");
-  }
-  std::vector<int32_t> header(kTokenHeaderInts, 0);
-  header[0] = kTokenMagicU16;
-  header[1] = kTokenFileVersion;
-  header[2] = static_cast<int32_t>(text.size());
-  std::string out(reinterpret_cast<const char*>(header.data()), header.size() * sizeof(int32_t));
-  out.reserve(out.size() + text.size() * sizeof(uint16_t));
-  for (const char c : text) {
-    const uint16_t id = static_cast<unsigned char>(c);
-    out.append(reinterpret_cast<const char*>(&id), sizeof id);
-  }
-  write_file_atomic(out_path, out);
-  return static_cast<int64_t>(text.size());
 }
 
 }  // namespace mg

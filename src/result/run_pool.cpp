@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "result/summary.h"
 
@@ -25,6 +27,7 @@ void add_part(DeviceCountResult& into, const DeviceCountResult& part) {
   into.wall_s += part.wall_s;
   into.timed_wall_s += part.timed_wall_s;
   into.device_memory_in_use_bytes = std::max(into.device_memory_in_use_bytes, part.device_memory_in_use_bytes);
+  into.peak_flops_per_device += part.peak_flops_per_device;  // divided by the run count in pool_runs
   into.overflow_steps += part.overflow_steps;
   into.skipped_images += part.skipped_images;
   into.final_loss = part.final_loss;
@@ -45,6 +48,7 @@ RunResult pool_runs(const std::vector<RunResult>& parts) {
     r.overflow_steps = 0;
     r.skipped_images = 0;
     r.peak_memory_bytes = 0;
+    r.peak_flops_per_device = 0;
     for (BucketTiming& b : r.allreduce.per_bucket) b.time_s = 0;
   }
   out.process_runs.clear();
@@ -65,6 +69,11 @@ RunResult pool_runs(const std::vector<RunResult>& parts) {
   }
   for (DeviceCountResult& r : out.runs) {
     if (r.run_samples.size() < 2) r.run_samples.clear();  // one run: nothing to pool
+    // Each process measured its own peak: MFU is over their mean.
+    r.peak_flops_per_device /= static_cast<double>(parts.size());
+    if (parts.size() > 1 && r.peak_flops_per_device > 0)
+      r.peak_flops_source += fmt::format("; pooled: the mean of {} process runs' peaks, {:.0f} GFLOP/s", parts.size(),
+                                         r.peak_flops_per_device / 1e9);
     summarize(r);
   }
   compute_scaling(out.runs);

@@ -15,7 +15,8 @@ TEST_CASE("published peak: each part's dense rate per precision, by the name CUD
                         Case{"NVIDIA H100 PCIe", Precision::FP16, 756.5}, Case{"NVIDIA H100 PCIe", Precision::TF32, 378},
                         Case{"NVIDIA H100 NVL", Precision::BF16, 835.5}, Case{"NVIDIA H200", Precision::TF32, 494.5},
                         Case{"NVIDIA H200 NVL", Precision::BF16, 835.5}, Case{"NVIDIA A100-SXM4-80GB", Precision::BF16, 312},
-                        Case{"NVIDIA A100 80GB PCIe", Precision::FP32, 19.5}, Case{"Tesla V100-SXM2-16GB", Precision::FP16, 125}}) {
+                        Case{"NVIDIA A100 80GB PCIe", Precision::FP32, 19.5}, Case{"Tesla V100-SXM2-16GB", Precision::FP16, 125},
+                        Case{"Tesla V100-PCIE-32GB", Precision::FP16, 112}, Case{"Tesla V100S-PCIE-32GB", Precision::FP32, 16.4}}) {
     INFO(c.name << " " << precision_name(c.p));
     const PeakRate r = published_gpu_peak(c.name, c.p);
     CHECK(r.flops_per_s == Approx(c.tflops * 1e12));

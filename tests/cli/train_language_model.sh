@@ -54,7 +54,7 @@ python3 -c "
 import struct, sys
 open(sys.argv[1], 'wb').write(struct.pack('<256i', 20240520, 1, 100, *[0] * 253) + struct.pack('<100H', *[300] * 100))" "$TMP/bpe.bin"
 mkdir -p "$TMP/images/a"
-run() { "$MGBENCH" --device cpu --steps 1 --warmup 0 --no-progress --json "$TMP/bad.json" "$@"; }
+run() { "$MGBENCH" --device cpu --steps 1 --warmup 0 --no-check --no-progress --json "$TMP/bad.json" "$@"; }
 expect_usage_error "token 0 is 300, outside the model's vocabulary of 256" run --model gpt2-tiny --data "$TMP/bpe.bin"
 expect_usage_error "--image-size applies to image models" run --model gpt2-tiny --image-size 32
 expect_usage_error "--num-classes applies to image models" run --model gpt2-tiny --num-classes 10

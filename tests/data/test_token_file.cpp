@@ -3,6 +3,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstring>
+#include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
@@ -19,7 +20,8 @@ namespace {
 
 // A token file with the given header fields and tokens of `width` bytes, whatever the header claims.
 void write_tokens(const std::string& path, const std::vector<uint32_t>& tokens, int width = 2,
-                  int32_t magic = kTokenMagicU16, int32_t version = kTokenFileVersion, int64_t count = -1) {
+                  int32_t magic = kTokenMagicU16, int32_t version = -1, int64_t count = -1) {
+  if (version < 0) version = magic == kTokenMagicU32 ? kTokenVersionU32 : kTokenVersionU16;
   std::vector<int32_t> header(kTokenHeaderInts, 0);
   header[0] = magic;
   header[1] = version;
@@ -100,7 +102,9 @@ TEST_CASE("token file: malformed files and mismatched models are refused with th
   write_tokens(path, ramp(100), 2, 12345);
   refused(token_spec(path, 1, 8), "bad magic 12345");
   write_tokens(path, ramp(100), 2, kTokenMagicU16, 2);
-  refused(token_spec(path, 1, 8), "unsupported version 2");
+  refused(token_spec(path, 1, 8), "unsupported version 2 for magic 20240520 (expected 1)");
+  write_tokens(path, ramp(100), 4, kTokenMagicU32, 1);  // llm.c writes its uint32 files as version 7
+  refused(token_spec(path, 1, 8), "unsupported version 1 for magic 20240801 (expected 7)");
   write_tokens(path, ramp(100), 2, kTokenMagicU16, 1, 101);
   refused(token_spec(path, 1, 8), "the header says 101 tokens");
   write_tokens(path, ramp(100), 4, kTokenMagicU16);  // uint32 tokens under the uint16 magic
@@ -119,37 +123,12 @@ TEST_CASE("token file: malformed files and mismatched models are refused with th
   write_tokens(path, ramp(100), 2);
   refused(token_spec(path, 13, 8), "fewer than one global batch");  // 12 windows of 8
   refused(token_spec(dir / "missing.bin", 1, 8), "cannot open token file");
+  std::filesystem::create_directory(dir / "folder.bin");
+  refused(token_spec(dir / "folder.bin", 1, 8), "is not a regular file");
   DataSpec images = token_spec(path, 1, 0);
   images.image_size = 8;
   refused(images, "holds tokens: it is for language models");
   refused(token_spec(dir.path(), 1, 8), "a language model reads a token file");
-}
-
-TEST_CASE("token file: the byte-level tokenizer writes one token per byte of any file") {
-  test::TempDir dir;
-  std::string text = "hello, tokens";
-  text += '\0';
-  text += '\xff';
-  {
-    std::ofstream f(dir / "in.txt", std::ios::binary);
-    f << text;
-  }
-  REQUIRE(write_byte_token_file(dir / "in.txt", dir / "out.bin") == static_cast<int64_t>(text.size()));
-  DataSpec spec = token_spec(dir / "out.bin", 1, static_cast<int64_t>(text.size()) - 1);
-  spec.num_classes = 256;
-  auto src = make_data_source(spec);
-  std::vector<int32_t> ids(text.size() - 1), labels(text.size() - 1);
-  src->next(ids.data(), labels.data());
-  for (size_t i = 0; i + 1 < text.size(); ++i) {
-    CHECK(ids[i] == static_cast<unsigned char>(text[i]));
-    CHECK(labels[i] == static_cast<unsigned char>(text[i + 1]));
-  }
-  {
-    std::ofstream f(dir / "one.txt", std::ios::binary);
-    f << "x";
-  }
-  REQUIRE_THROWS_WITH(write_byte_token_file(dir / "one.txt", dir / "o.bin"), Catch::Contains("fewer than 2 bytes"));
-  REQUIRE_THROWS_WITH(write_byte_token_file(dir / "none.txt", dir / "o.bin"), Catch::Contains("cannot open"));
 }
 
 TEST_CASE("synthetic tokens: ids inside the vocabulary, labels the next id of the row, new ones every batch") {

@@ -46,6 +46,22 @@ TEST_CASE("pooling process runs concatenates samples and marks each run's share"
   CHECK(alone.runs[1].step_time.ci95_method == "order-statistic");
 }
 
+TEST_CASE("pooled MFU divides by the mean of the process runs' measured peaks") {
+  RunResult a = test::make_result({1}, {0.10}, 8, 0.0, 1), b = test::make_result({1}, {0.10}, 8, 0.0, 2);
+  for (RunResult* r : {&a, &b}) {
+    r->runs[0].model_flops_per_sample = 1e9;
+    r->runs[0].peak_flops_source = "measured fp32 FMA peak (avx2, 2 threads)";
+  }
+  a.runs[0].peak_flops_per_device = 300e9;
+  b.runs[0].peak_flops_per_device = 500e9;
+  const DeviceCountResult p = pool_runs({a, b}).runs[0];
+  CHECK(p.peak_flops_per_device == Approx(400e9));
+  CHECK(p.mfu == Approx(p.images_per_sec_per_device * 1e9 / 400e9));
+  CHECK(p.peak_flops_source == "measured fp32 FMA peak (avx2, 2 threads); pooled: the mean of 2 process runs' peaks, 400 GFLOP/s");
+  CHECK(pool_runs({a}).runs[0].peak_flops_per_device == Approx(300e9));  // one run: its own peak, unchanged text
+  CHECK(pool_runs({a}).runs[0].peak_flops_source == a.runs[0].peak_flops_source);
+}
+
 TEST_CASE("pooling refuses runs that measured different things") {
   const RunResult a = test::make_result({1, 2}, {0.10, 0.11}, 8, 0.01, 1);
   const RunResult fewer = test::make_result({1}, {0.10}, 8, 0.01, 1);

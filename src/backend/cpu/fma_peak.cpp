@@ -1,10 +1,13 @@
 #include "backend/cpu/fma_peak.h"
 
-#include <immintrin.h>
 #include <omp.h>
+#if defined(__x86_64__)
+#include <immintrin.h>
+#endif
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <iterator>
 #include <vector>
 
@@ -16,7 +19,7 @@ namespace mg {
 namespace {
 
 // Chains per kernel: at least ports x latency (2 x 4 on recent x86 cores) in registers, with room to spare.
-constexpr int kChains512 = 16, kChains256 = 12, kChains128 = 12;
+constexpr int kChains512 = 16, kChains256 = 12, kChains128 = 12, kChainsGeneric = 32;
 
 // The smallest and largest of a kernel's final lanes.
 FmaLanes lanes_range(const float* v, size_t n, int64_t flops) {
@@ -24,6 +27,7 @@ FmaLanes lanes_range(const float* v, size_t n, int64_t flops) {
   return {*mn, *mx, flops};
 }
 
+#if defined(__x86_64__)
 __attribute__((target("avx512f"))) FmaLanes fma_avx512(int64_t iters, float a, float b) {
   const __m512 va = _mm512_set1_ps(a), vb = _mm512_set1_ps(b);
   __m512 c[kChains512];
@@ -63,6 +67,17 @@ FmaLanes fma_sse2(int64_t iters, float a, float b) {
   for (int k = 0; k < kChains128; ++k) _mm_store_ps(lanes + 4 * k, c[k]);
   return lanes_range(lanes, std::size(lanes), iters * kChains128 * 4 * 2);
 }
+#endif
+
+// Other CPUs (aarch64): plain fused multiply-adds over independent chains, left to the compiler to vectorise.
+FmaLanes fma_generic(int64_t iters, float a, float b) {
+  float c[kChainsGeneric] = {};
+  for (int64_t i = 0; i < iters; ++i) {
+#pragma GCC unroll 32
+    for (float& x : c) x = std::fma(x, a, b);
+  }
+  return lanes_range(c, std::size(c), iters * kChainsGeneric * 2);
+}
 
 // A team of `threads` runs the kernel at once; returns the wall time of the slowest.
 double timed_round(const std::string& isa, int threads, int64_t iters, int64_t& flops) {
@@ -83,16 +98,23 @@ double timed_round(const std::string& isa, int threads, int64_t iters, int64_t& 
 }  // namespace
 
 std::string fma_peak_isa() {
+#if defined(__x86_64__)
   if (__builtin_cpu_supports("avx512f")) return "avx512";
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) return "avx2";
   return "sse2";
+#else
+  return "generic";
+#endif
 }
 
 FmaLanes run_fma_kernel(const std::string& isa, int64_t iters, float a, float b) {
+#if defined(__x86_64__)
   if (isa == "avx512") return fma_avx512(iters, a, b);
   if (isa == "avx2") return fma_avx2(iters, a, b);
-  MG_ENSURE(isa == "sse2", "unknown FMA kernel " + isa);
-  return fma_sse2(iters, a, b);
+  if (isa == "sse2") return fma_sse2(iters, a, b);
+#endif
+  MG_ENSURE(isa == "generic", "unknown FMA kernel " + isa);
+  return fma_generic(iters, a, b);
 }
 
 FmaPeak measure_fma_peak(int threads) {

@@ -1,6 +1,6 @@
 // The CPU's measured peak of fp32 multiply-adds, the denominator of model FLOPs utilisation on a CPU: independent
 // FMA chains in the widest vector unit this CPU has (chosen at run time: AVX-512, AVX2 with FMA, else SSE2
-// multiply and add), enough of them to hide the FMA latency on every port, on `threads` threads at once so the
+// multiply and add; other CPUs: fused multiply-adds the compiler vectorises), enough of them to hide the FMA latency on every port, on `threads` threads at once so the
 // clock is the all-core one a training run gets.
 #pragma once
 #include <cstdint>
@@ -10,7 +10,7 @@ namespace mg {
 
 struct FmaPeak {
   double flops_per_s = 0;  // all threads together; a multiply-add counts 2
-  std::string isa;         // avx512 | avx2 | sse2
+  std::string isa;         // avx512 | avx2 | sse2 | generic
   int threads = 0;
 };
 

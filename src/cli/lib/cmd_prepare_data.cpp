@@ -1,6 +1,6 @@
 // `mgbench prepare-data DIR OUT.mgrec [--threads N] [--skip-bad-images]`: packs an ImageNet-style folder into
 // one .mgrec record file; `mgbench prepare-data TEXT OUT.bin` makes a language model's token file from any file
-// with the byte-level tokenizer. The work is data/record_pack.h and data/token_file.h; this file parses and prints.
+// with the byte-level tokenizer. The work is data/record_pack.h and data/byte_tokens.h; this file parses and prints.
 // Hidden: `prepare-data --generate-test-images DIR --count N --size S --classes K` writes a synthetic folder
 // (scripts/bench-input.sh, smoke tests).
 #include <algorithm>
@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "data/record_pack.h"
 #include "data/test_images.h"
+#include "data/byte_tokens.h"
 #include "data/token_file.h"
 
 namespace mg {
@@ -43,7 +44,10 @@ class PrepareDataCommand final : public Command {
       throw UsageError("prepare-data needs an input and an output file: prepare-data DIR OUT.mgrec or "
                        "prepare-data TEXT OUT.bin");
     }
-    if (ends_with(output_, kTokenFileSuffix)) return tokenize();
+    if (ends_with(output_, kTokenFileSuffix)) {
+      if (skip_bad_) throw UsageError("--skip-bad-images applies to images, not to a token file");
+      return tokenize();
+    }
     if (!ends_with(output_, ".mgrec")) {
       throw UsageError("prepare-data output " + output_ + " must end in .mgrec (images) or " + kTokenFileSuffix +
                        " (tokens): that is how --data recognises it");
@@ -72,7 +76,8 @@ class PrepareDataCommand final : public Command {
   }
 
   int tokenize() {
-    if (std::filesystem::is_directory(input_))
+    std::error_code ec;  // an unreadable path is write_byte_token_file's to report
+    if (std::filesystem::is_directory(input_, ec))
       throw UsageError("prepare-data " + input_ + " is a folder: a token file (" + output_ + ") is made from one text file");
     const auto t0 = std::chrono::steady_clock::now();
     const int64_t n = write_byte_token_file(input_, output_);

@@ -10,6 +10,7 @@
 #include "cli/lib/option_lists.h"
 #include "comm/transport.h"
 #include "core/error.h"
+#include "data/data_source.h"
 #include "models/registry.h"
 #include "train/device_plan.h"
 
@@ -116,6 +117,7 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   c.model = canonical_model_name(c.model);
   // A language model's input is its tokens and its classes its vocabulary (a description: no device work).
   const ModelDesc desc = build_model(c.model);
+  check_data_kind(c.data, desc.tokens);  // before the pre-run check, which takes seconds
   if (desc.tokens) {
     if (c.image_size) throw UsageError("--image-size applies to image models; " + c.model + " takes --seq-len");
     if (o.num_classes) throw UsageError("--num-classes applies to image models; " + c.model + "'s vocabulary is fixed");
