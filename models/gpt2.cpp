@@ -3,8 +3,9 @@
 // and the lm_head, all Linear layers with bias except the head; no dropout (as benchmarks run it); GPT-2's
 // initialisation. The head's weight is a parameter of its own here, not tied to the token table: mgbench's
 // parameter store gives every layer its own tensors, so GPT-2 small counts 163,037,184 parameters, the
-// published 124,439,808 plus the 50257 x 768 head. The logits are one row per token, {N*T, V}, so the trainer's cross-entropy takes them as
-// it takes images' (ln_f's output is flattened to rows before the head, which then is a plain 2-D Linear).
+// published 124,439,808 plus the 50257 x 768 head. The logits are one row per token, {N*T, V}, so the trainer's
+// cross-entropy takes them as it takes images' (ln_f's output is flattened to rows before the head, which then
+// is a plain 2-D Linear).
 #include <cmath>
 
 #include "models/families.h"

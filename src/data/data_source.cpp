@@ -4,6 +4,7 @@
 
 #include <algorithm>
 
+#include "core/ends_with.h"
 #include "core/error.h"
 #include "data/decode_pool.h"
 #include "data/image_folder.h"
@@ -12,14 +13,6 @@
 #include "data/token_file.h"
 
 namespace mg {
-
-namespace {
-
-bool ends_with(const std::string& s, const std::string& suffix) {
-  return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
-}
-
-}  // namespace
 
 Tensor batch_inputs(const DataSpec& spec, void* data) {
   if (spec.seq_len > 0) return Tensor{data, Shape{spec.batch_size, spec.seq_len}, DType::I32};

@@ -87,8 +87,8 @@ class TokenFileSource final : public DataSource {
     tokens_ = count;
     const size_t want = header + static_cast<size_t>(tokens_) * width_;
     if (map_.bytes() != want) {
-      bad("the header says " + std::to_string(tokens_) + " tokens (" + std::to_string(want) + " bytes) but the file has " +
-          std::to_string(map_.bytes()) + " bytes");
+      bad("the header says " + std::to_string(tokens_) + " tokens (" + std::to_string(want) +
+          " bytes) but the file has " + std::to_string(map_.bytes()) + " bytes");
     }
     payload_ = map_.data() + header;
     // Every token must index the model's embedding and logits: check once here, not per batch.

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "core/ends_with.h"
 #include "core/error.h"
 #include "result/result_json.h"
 
@@ -179,10 +180,6 @@ LinkModel parse_spec(const std::string& text, const std::string& option) {
   if (!have_bw) throw UsageError(option + " '" + text + "': bw=... is required");
   m.description = fmt::format("custom link, {:.4g} GB/s, {:.4g} us per step", m.bandwidth_Bps / 1e9, m.latency_s * 1e6);
   return m;
-}
-
-bool ends_with(const std::string& s, const std::string& tail) {
-  return s.size() >= tail.size() && s.compare(s.size() - tail.size(), tail.size(), tail) == 0;
 }
 
 }  // namespace

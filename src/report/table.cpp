@@ -40,6 +40,7 @@ std::string format_table(const RunResult& r) {
   const RunConfig& c = r.config;
   // A language model's headline is tokens/s; its batch is of sequences.
   const int64_t seq = r.runs.empty() ? 0 : r.runs.front().tokens_per_sample;
+  const RateUnit unit = r.runs.empty() ? RateUnit{} : rate_unit(r.runs.front());
   std::string out = fmt::format("{} {} on {}{}, batch {}{} {}, {} steps x{} (warm-up {}){}, host {}", c.model,
                                 precision_name(c.precision), device_kind_name(c.device),
                                 c.forward_only  ? " (forward only)"
@@ -56,15 +57,15 @@ std::string format_table(const RunResult& r) {
   else if (!r.env.cpu.empty()) out += ", " + r.env.cpu;
   out += fmt::format(", mgbench {} ({})\n", r.env.mgbench_version, r.env.git_commit);
 
-  out += fmt::format("{:>7} {:<10} {:>10} {:>10} {:>6} {:>20}", "devices", "transport", seq > 0 ? "tokens/s" : "images/s",
-                     seq > 0 ? "tok/s/dev" : "img/s/dev", "eff%", "step ms (med ± ci95)");
+  out += fmt::format("{:>7} {:<10} {:>10} {:>10} {:>6} {:>20}", "devices", "transport", unit.total, unit.per_device,
+                     "eff%", "step ms (med ± ci95)");
   for (const BreakdownPart& p : kBreakdownParts) out += fmt::format(" {:>6}", std::string(p.label) + "%");
   out += fmt::format(" {:>10}\n", "busbw GB/s");
   for (const DeviceCountResult& d : r.runs) {
     const StepBreakdown s = breakdown_shares(d.breakdown);
     const std::string step =
         fmt::format("{:.2f} ± {:.2f}", 1e3 * d.step_time.median_s, 1e3 * d.step_time.ci95_s);
-    const double per_sample = seq > 0 ? static_cast<double>(d.tokens_per_sample) : 1.0;
+    const double per_sample = rate_unit(d).per_sample;
     out += fmt::format("{:>7} {:<10} {:>10.1f} {:>10.1f} {:>6} {:>20}", d.devices, d.transport,
                        d.images_per_sec * per_sample, d.images_per_sec_per_device * per_sample, efficiency_cell(d),
                        step);
@@ -81,9 +82,11 @@ std::string format_table(const RunResult& r) {
     const std::string entry = fmt::format("{} device{}{}", d.devices, d.devices == 1 ? "" : "s",
                                           d.transport == "default" ? "" : " " + d.transport);
     if (one_peak) mfu += fmt::format("{}{:.1f} % ({})", mfu.empty() ? "" : ", ", 100 * d.mfu, entry);
-    else out += fmt::format("model FLOPs utilisation, {}: {:.1f} % of the {}\n", entry, 100 * d.mfu, d.peak_flops_source);
+    else
+      out += fmt::format("model FLOPs utilisation, {}: {:.1f} % of the {}\n", entry, 100 * d.mfu, d.peak_flops_source);
   }
-  if (!mfu.empty()) out += fmt::format("model FLOPs utilisation: {} of the {}\n", mfu, r.runs.front().peak_flops_source);
+  if (!mfu.empty())
+    out += fmt::format("model FLOPs utilisation: {} of the {}\n", mfu, r.runs.front().peak_flops_source);
   // Which kernels ran: two machines, or two oneDNN builds, can time their way to different algorithms, and so can
   // entries of one sweep (a replica's thread count is part of what is timed).
   const std::string how = c.cpu_conv_algo == CpuConvAlgo::Fastest

@@ -39,6 +39,11 @@ void summarize(DeviceCountResult& r) {
   a.busbw_GBps = r.devices > 1 ? a.algbw_GBps * 2.0 * (r.devices - 1) / r.devices : 0;
 }
 
+RateUnit rate_unit(const DeviceCountResult& r) {
+  if (r.tokens_per_sample <= 0) return {};
+  return {static_cast<double>(r.tokens_per_sample), "tokens/s", "tok/s/dev"};
+}
+
 void compute_scaling(std::vector<DeviceCountResult>& runs) {
   std::map<std::string, double> base_ips;  // transport -> images/s of its 1-device run
   for (const DeviceCountResult& r : runs)

@@ -18,6 +18,15 @@ namespace mg {
 //    2(N-1)/N as nccl-tests defines it for all-reduce; both in GB/s (1e9), 0 when N = 1 or nothing was timed.
 void summarize(DeviceCountResult& r);
 
+// How a run's rates are shown: a language model's in tokens (its samples are sequences of tokens_per_sample),
+// an image model's in images; a rate per sample times per_sample is the rate in `total`'s unit.
+struct RateUnit {
+  double per_sample = 1;
+  const char* total = "images/s";
+  const char* per_device = "img/s/dev";
+};
+RateUnit rate_unit(const DeviceCountResult& r);
+
 // Scaling against the 1-device run of the same transport: efficiency = ips(N) / (N * ips(1)),
 // speedup = ips(N) / ips(1). Runs whose transport has no 1-device run (--no-baseline) get 0 for both.
 void compute_scaling(std::vector<DeviceCountResult>& runs);

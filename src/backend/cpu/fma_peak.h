@@ -1,7 +1,7 @@
 // The CPU's measured peak of fp32 multiply-adds, the denominator of model FLOPs utilisation on a CPU: independent
 // FMA chains in the widest vector unit this CPU has (chosen at run time: AVX-512, AVX2 with FMA, else SSE2
-// multiply and add; other CPUs: fused multiply-adds the compiler vectorises), enough of them to hide the FMA latency on every port, on `threads` threads at once so the
-// clock is the all-core one a training run gets.
+// multiply and add; other CPUs: fused multiply-adds the compiler vectorises), enough of them to hide the FMA
+// latency on every port, on `threads` threads at once so the clock is the all-core one a training run gets.
 #pragma once
 #include <cstdint>
 #include <string>

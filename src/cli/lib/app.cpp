@@ -78,7 +78,8 @@ int run_cli(int argc, char** argv) {
   add("predict", "predict scaling on interconnects you do not have, from a 1-device profile", make_predict_command());
   add("check", "verify layers, collectives, staging and training on this device against a reference",
       make_check_command());
-  add("prepare-data", "pack an image folder into a .mgrec record file, or text into a token file", make_prepare_data_command());
+  add("prepare-data", "pack an image folder into a .mgrec record file, or text into a token file",
+      make_prepare_data_command());
   add("report", "one self-contained HTML page of plots from result, comm and compare files", make_report_command());
 
   try {

@@ -15,6 +15,7 @@
 #include "predict/link_model.h"
 #include "predict/prediction.h"
 #include "result/result_json.h"
+#include "result/summary.h"
 
 namespace mg {
 
@@ -153,11 +154,10 @@ class PredictCommand final : public Command {
                   ic.inter->description.c_str());
     }
     const std::vector<MeasuredMatch> matches = measured ? match_measured(out, *measured) : std::vector<MeasuredMatch>{};
-    // A language model's rates are tokens/s (its samples are sequences of tokens_per_sample).
-    const int64_t seq = out.runs.empty() ? 0 : out.runs.front().tokens_per_sample;
-    const double per_sample = seq > 0 ? static_cast<double>(seq) : 1.0;
-    std::printf("%7s %-22s %10s %9s %6s %9s %9s %9s %9s %7s", "devices", "link", seq > 0 ? "tokens/s" : "images/s",
-                seq > 0 ? "tok/s/dev" : "img/s/dev", "eff%", "step ms", "comm ms", "exposed", "overlap", "buckets");
+    const RateUnit unit = out.runs.empty() ? RateUnit{} : rate_unit(out.runs.front());
+    const double per_sample = unit.per_sample;
+    std::printf("%7s %-22s %10s %9s %6s %9s %9s %9s %9s %7s", "devices", "link", unit.total, unit.per_device, "eff%",
+                "step ms", "comm ms", "exposed", "overlap", "buckets");
     if (measured) std::printf(" %10s %7s", "measured", "error%");
     std::printf("\n");
     for (const DeviceCountResult& d : out.runs) {

@@ -10,10 +10,11 @@
 #include <thread>
 
 #include "cli/lib/command.h"
+#include "core/ends_with.h"
 #include "core/error.h"
 #include "data/record_pack.h"
-#include "data/test_images.h"
 #include "data/byte_tokens.h"
+#include "data/test_images.h"
 #include "data/token_file.h"
 
 namespace mg {
@@ -78,16 +79,13 @@ class PrepareDataCommand final : public Command {
   int tokenize() {
     std::error_code ec;  // an unreadable path is write_byte_token_file's to report
     if (std::filesystem::is_directory(input_, ec))
-      throw UsageError("prepare-data " + input_ + " is a folder: a token file (" + output_ + ") is made from one text file");
+      throw UsageError("prepare-data " + input_ + " is a folder: a token file (" + output_ +
+                       ") is made from one text file");
     const auto t0 = std::chrono::steady_clock::now();
     const int64_t n = write_byte_token_file(input_, output_);
     std::printf("wrote %lld byte-level tokens (vocabulary 256) to %s in %.1f s\n", static_cast<long long>(n),
                 output_.c_str(), seconds_since(t0));
     return 0;
-  }
-
-  static bool ends_with(const std::string& s, const std::string& suffix) {
-    return s.size() >= suffix.size() && s.compare(s.size() - suffix.size(), suffix.size(), suffix) == 0;
   }
 
   static double seconds_since(std::chrono::steady_clock::time_point t0) {

@@ -166,8 +166,8 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   if (c.num_classes < 1 || c.num_classes > 1000000) throw UsageError("--num-classes " + std::to_string(c.num_classes) + " must be between 1 and 1000000");
   if (c.image_size < 0 || c.image_size > 4096) throw UsageError("--image-size " + std::to_string(c.image_size) + " must be between 1 and 4096");
   if (c.seq_len < 0 || c.seq_len > desc.default_image_size)
-    throw UsageError("--seq-len " + std::to_string(c.seq_len) + " must be between 1 and " + c.model + "'s context length, " +
-                     std::to_string(desc.default_image_size));
+    throw UsageError("--seq-len " + std::to_string(c.seq_len) + " must be between 1 and " + c.model +
+                     "'s context length, " + std::to_string(desc.default_image_size));
   for (const auto& [given, name] : {std::pair{o.threads, "--threads"}, std::pair{o.threads_per_replica, "--threads-per-replica"}}) {
     if (given && *given < 1)
       throw UsageError(std::string(name) + " " + std::to_string(*given) + " must be at least 1 (leave it out for the default)");
