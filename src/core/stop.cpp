@@ -93,6 +93,8 @@ void install_stop_handlers() {
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
     std::signal(SIGXFSZ, SIG_IGN);
+    // A write to a peer that just died must fail as an error naming it, not kill the survivor without a word.
+    std::signal(SIGPIPE, SIG_IGN);
   });
 }
 

@@ -70,7 +70,7 @@ rc=$?
 elapsed=$(( ($(date +%s%N) - t0) / 1000000 ))
 [[ $rc -ne 0 ]] || fail "rank 1 exited 0 after losing rank 0"
 (( elapsed < survivor_limit_s * 1000 )) || fail "rank 1 took ${elapsed} ms to stop (limit ${survivor_limit_s} s, --comm-timeout 60)"
-grep -q "rank 0" "$IT/rank1.err" || { cat "$IT/rank1.err"; fail "rank 1's error does not name rank 0"; }
+grep -q "rank 0" "$IT/rank1.err" || { cat "$IT/rank1.err"; fail "rank 1's error does not name rank 0 (exit $rc)"; }
 echo "rank1: exit $rc ${elapsed} ms after rank 0's SIGTERM: $(tail -1 "$IT/rank1.err")"
 check_previous ranks
 echo "interrupt train: ok"
