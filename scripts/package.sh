@@ -76,7 +76,7 @@ cuda_list=$(printf '%s\n' "${cuda_needed[@]}" | sort -u | tr '\n' ' ')
 sed "s|@CUDA_LIBS@|${cuda_list% }|" "$root/scripts/bundle/launcher.sh" >"$stage/bin/mgbench"
 chmod +x "$stage/bin/mgbench"
 ln -s mgbench "$stage/bin/test_gpu"
-cp "$root/scripts/bundle/gpu-check.sh" "$stage/bin/mgbench-gpu-check"
+install -m 755 "$root/scripts/bundle/gpu-check.sh" "$stage/bin/mgbench-gpu-check"
 cp "$root/scripts/torch_reference.py" "$root/scripts/bundle/gpu_check_summary.py" \
   "$root/scripts/bundle/published_resnet50.json" "$stage/share/mgbench/"
 cp -r "$root/configs" "$stage/share/mgbench/"

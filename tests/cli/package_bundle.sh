@@ -22,6 +22,11 @@ for f in bin/mgbench bin/test_gpu bin/mgbench-gpu-check libexec/mgbench libexec/
          share/mgbench/torch_reference.py share/mgbench/gpu_check_summary.py share/mgbench/published_resnet50.json; do
   [[ -e $b/$f ]] || fail "the bundle has no $f"
 done
+[[ -x $b/bin/mgbench-gpu-check ]] || fail "the bundle's bin/mgbench-gpu-check is not executable"
+if ! nvidia-smi -L >/dev/null 2>&1; then
+  expect_status 77 "$b/bin/mgbench-gpu-check" "$TMP/gpu-check"
+  [[ ! -e $TMP/gpu-check ]] || fail "mgbench-gpu-check without a GPU wrote $TMP/gpu-check"
+fi
 readelf -d "$b/libexec/mgbench" | grep -q 'R.*PATH.*\[\$ORIGIN/../lib\]' || fail "libexec/mgbench's RPATH is not \$ORIGIN/../lib"
 ls "$b"/lib/ | grep -Eq '^lib(cudart|cublas|cudnn|nccl)' && fail "the bundle ships CUDA's libraries"
 
