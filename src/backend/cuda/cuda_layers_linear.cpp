@@ -1,5 +1,6 @@
-// Fully connected layer through cublasGemmEx. Activations are row-major {N, F}; cuBLAS is column-major, so
-// each row-major product is issued as its transpose (a row-major A is a column-major A^T with the same ld):
+// Fully connected layer through cublasGemmEx. Activations are row-major {N, F} ({N*T, F} for tokens); cuBLAS is
+// column-major, so each row-major product is issued as its transpose (a row-major A is a column-major A^T with
+// the same ld):
 //   Y  = X W^T   ->  Y^T  = W   X^T   (gemm T,N  m=out n=N   k=in)
 //   dX = dY W    ->  dX^T = W^T dY^T  (gemm N,N  m=in  n=N   k=out)
 //   dW = dY^T X  ->  dW^T = X^T dY    (gemm N,T  m=in  n=out k=N), written straight into the fp32 gradient.
@@ -15,10 +16,11 @@ class LinearLayer final : public CudaLayer {
  public:
   LinearLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
       : CudaLayer(be, d, in, opt) {
-    // A 4-D input is read as its flattened memory (the weight's shape says how many features).
-    n_ = out_shape_.n();
-    f_ = param_shapes_[0].shape[1];
+    // A 4-D input is read as its flattened memory (the weight's shape says how many features), a 3-D {N,T,C}
+    // one as N*T rows.
     o_ = d.linear.out_features;
+    n_ = out_shape_.numel() / o_;
+    f_ = param_shapes_[0].shape[1];
     if (n_ > 0x7fffffff || f_ > 0x7fffffff || o_ > 0x7fffffff) throw UsageError(where() + "too large for cuBLAS");
     if (d.linear.bias) sums_ = Buffer(be, 2 * static_cast<size_t>(o_) * sizeof(double));
     if (dt_ != DType::F32) w_low_ = Buffer(be, static_cast<size_t>(o_ * f_) * dtype_size(dt_));
