@@ -9,6 +9,7 @@
 
 #include "core/error.h"
 #include "core/atomic_file.h"
+#include "result/json_value.h"
 #include "result/summary.h"
 
 namespace mg {
@@ -166,11 +167,8 @@ class Reader {
   template <class T>
   T get(const json& j, const std::string& where, const std::string& key) const {
     const json& v = at(j, where, key);
-    try {
-      return v.get<T>();
-    } catch (const json::exception&) {
-      fail(where + "." + key, "has the wrong type (" + std::string(v.type_name()) + ")");
-    }
+    if (std::optional<T> x = json_value<T>(v)) return *x;
+    fail(where + "." + key, json_value_refusal(v));
   }
 
   // A field that later versions might add; absent in older files of the same schema version.

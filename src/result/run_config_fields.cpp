@@ -1,6 +1,7 @@
 #include "result/run_config_fields.h"
 
 #include "core/error.h"
+#include "result/json_value.h"
 
 namespace mg {
 
@@ -8,7 +9,7 @@ using nlohmann::json;
 
 namespace {
 
-// Field kinds. M is the member; the read side converts through nlohmann (a type mismatch becomes "wrong type").
+// Field kinds. M is the member; the read side converts through json_value (a mismatch becomes a FieldError).
 template <auto M>
 json write_value(const RunConfig& c) {
   return c.*M;
@@ -16,7 +17,9 @@ json write_value(const RunConfig& c) {
 template <auto M>
 void read_value(RunConfig& c, const json& v) {
   using T = std::remove_reference_t<decltype(c.*M)>;
-  c.*M = v.get<T>();
+  std::optional<T> x = json_value<T>(v);
+  if (!x) throw FieldError(json_value_refusal(v));
+  c.*M = *x;
 }
 
 template <auto M, const auto& Names>

@@ -120,6 +120,22 @@ TEST_CASE("the reader names the file and the field it cannot use") {
   json wrong = good;
   wrong["runs"][0]["devices"] = "two";
   CHECK(message(wrong) == "base.json: runs[0].devices: has the wrong type (string)");
+  json fraction = good;
+  fraction["runs"][0]["devices"] = 2.5;
+  CHECK(message(fraction) == "base.json: runs[0].devices: is not an integer in range (2.5)");
+  json huge = good;
+  huge["runs"][0]["devices"] = 1e300;
+  CHECK(message(huge) == "base.json: runs[0].devices: is not an integer in range (1e+300)");
+  json too_big = good;
+  too_big["runs"][0]["devices"] = int64_t{1} << 40;
+  CHECK(message(too_big) == "base.json: runs[0].devices: is not an integer in range (1099511627776)");
+  json negative = good;
+  negative["runs"][0]["peak_memory_bytes"] = -1;
+  CHECK(message(negative) == "base.json: runs[0].peak_memory_bytes: is not an integer in range (-1)");
+  json list = good;
+  list["config"]["device_counts"] = json::array({1, 2.5});
+  CHECK(message(list) ==
+        "base.json: config.device_counts: has an element of the wrong type or out of range ([1,2.5])");
   json bad_enum = good;
   bad_enum["config"]["precision"] = "fp8";
   CHECK(message(bad_enum) == "base.json: config.precision: fp8 is not one of: fp32, tf32, fp16, bf16");
