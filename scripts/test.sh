@@ -35,17 +35,29 @@ stage() {
   if ((rc)) && [[ $name == *build* ]]; then report_times; exit "$rc"; fi
 }
 # note_failures STAGE DIR: after a failed ctest stage, keeps each failed test's name and the end of its output,
-# printed again at the very end, since a CI log is often read from its tail.
+# printed again at the very end, since a CI log is often read from its tail. The output comes from the stage's
+# own console log (ctest_stage writes it): tests/check_discovery.sh runs ctest again in the same build
+# directory, which rewrites Testing/Temporary/LastTest.log.
 note_failures() {
   local tmp=$2/Testing/Temporary name
   ((stage_rc)) && [[ -f $tmp/LastTestsFailed.log ]] || return 0
   while IFS= read -r name; do
     name=${name#*:}
     failures+=("[$1] $name" "$(awk -v n="$name" '
-      $0 ~ /^[0-9]+\/[0-9]+ Test: / { sub(/^[0-9]+\/[0-9]+ Test: /, ""); on = ($0 == n); out = 0; next }
-      on && /^<end of output>$/ { on = 0 } on && out { print "      " $0 } on && /^Output:$/ { getline; out = 1 }' \
-      "$tmp/LastTest.log" | tail -n 25)")
+      /^[0-9]+\/[0-9]+ Test +#[0-9]+: / { l = $0; sub(/^[0-9]+\/[0-9]+ Test +#[0-9]+: /, "", l); on = index(l, n " .") == 1; next }
+      /^ *Start +[0-9]+: / || /^[0-9]+% tests passed/ { on = 0 } on && NF { print "      " $0 }' \
+      "$tmp/stage-console.log" 2>/dev/null | tail -n 25)")
   done <"$tmp/LastTestsFailed.log"
+}
+# ctest_stage DIR [NAME=VALUE...] ARGS...: ctest in DIR with that environment, its console output also in
+# DIR/Testing/Temporary/stage-console.log.
+ctest_stage() {
+  local dir=$1 vars=()
+  shift
+  while [[ ${1:-} == [A-Z]*=* ]]; do vars+=("$1"); shift; done
+  mkdir -p "$dir/Testing/Temporary"
+  (cd "$dir" && env "${vars[@]}" ctest --no-tests=error --output-on-failure \
+    --output-log "$dir/Testing/Temporary/stage-console.log" "$@")
 }
 report_times() {
   echo; echo "=== stage times (load $(cut -d' ' -f1-3 /proc/loadavg))"
@@ -60,8 +72,7 @@ stage "deps + build" "$root/scripts/setup.sh"
 # --no-tests=error: a stage whose filter or build leaves no test fails rather than passing empty (stage 3 once
 # did: every TSan binary crashed while Catch listed its cases). tests/check_discovery.sh, a test in every stage,
 # checks that each built binary's cases all became ctest tests.
-stage "tests" bash -c 'cd "$1" && shift && ctest --no-tests=error --output-on-failure -j "$@"' _ \
-  "${MGBENCH_BUILD_DIR:-$root/build}" "$test_jobs" "$@"
+stage "tests" ctest_stage "${MGBENCH_BUILD_DIR:-$root/build}" -j "$test_jobs" "$@"
 note_failures tests "${MGBENCH_BUILD_DIR:-$root/build}"
 
 if [[ ${MGBENCH_SANITIZERS:-1} == 0 ]]; then
@@ -98,8 +109,7 @@ asan_env=(ASAN_OPTIONS="exitcode=86:detect_leaks=1:fast_unwind_on_malloc=0:stric
           UBSAN_OPTIONS="exitcode=87:halt_on_error=1:print_stacktrace=1"
           STOP_LIMIT_S=4)  # the documented 2 s to stop is the release build's (stage 1); ASan runs 2-3x slower
 stage "ASan+UBSan build" sanitized_build "$root/build-asan" address,undefined "${cpu_targets[@]}"
-stage "ASan+UBSan: CPU suite" env -C "$root/build-asan" "${asan_env[@]}" \
-  ctest --no-tests=error --output-on-failure -j "$test_jobs" \
+stage "ASan+UBSan: CPU suite" ctest_stage "$root/build-asan" "${asan_env[@]}" -j "$test_jobs" \
   -E '^(gpu: all|cli: out_of_memory|cli: ci_gate|cli: predict_netns|cli: report_browser)$'
 note_failures ASan "$root/build-asan"
 
@@ -107,9 +117,9 @@ note_failures ASan "$root/build-asan"
 # OMP_NUM_THREADS=1 for threads that never set a count), and tests/sanitizers/tsan.supp says what its one
 # suppression (oneDNN's primitive cache lock) hides and why.
 stage "TSan build" sanitized_build "$root/build-tsan" thread test_core test_train test_comm test_data
-stage "TSan: threaded parts" env -C "$root/build-tsan" OMP_NUM_THREADS=1 \
+stage "TSan: threaded parts" ctest_stage "$root/build-tsan" OMP_NUM_THREADS=1 \
   TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1:history_size=7:suppressions=$supp/tsan.supp" \
-  ctest --no-tests=error --output-on-failure -j "$test_jobs" -R '^(core|train|comm|data|tests):'
+  -j "$test_jobs" -R '^(core|train|comm|data|tests):'
 note_failures TSan "$root/build-tsan"
 
 stage "libFuzzer (build included): ${MGBENCH_FUZZ_SECONDS:-30} s per target" "$root/tests/fuzz/run.sh" "$root/build-fuzz"
