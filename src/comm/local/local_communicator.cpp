@@ -17,11 +17,10 @@
 
 namespace mg {
 
-namespace {
-
 // What a rank publishes for the operation it is in: its buffers, and the call itself so ranks that disagree
-// (a programming error that would otherwise read past a buffer) fail instead.
-struct alignas(64) Slot {
+// (a programming error that would otherwise read past a buffer) fail instead. Outside the anonymous namespace:
+// LocalWorld, declared in the header, holds them.
+struct alignas(64) LocalSlot {
   CollectiveOp op = CollectiveOp::AllReduce;
   size_t count = 0;
   DType dt = DType::F32;
@@ -29,6 +28,8 @@ struct alignas(64) Slot {
   const void* send = nullptr;
   void* recv = nullptr;
 };
+
+namespace {
 
 // Slices start on cache lines, so two ranks never write one line.
 constexpr size_t kSliceAlign = 64;
@@ -169,7 +170,7 @@ struct LocalWorld {
   const int size;
   const double timeout_s;
   LocalBarrier barrier;
-  std::vector<Slot> slots;  // slot r is written by rank r before a rendezvous, read by all after it
+  std::vector<LocalSlot> slots;  // slot r is written by rank r before a rendezvous, read by all after it
   std::shared_ptr<PeerMonitor> monitor;
   // Ranks read and write each other's buffers between the two rendezvous of an operation. Once the world breaks
   // (abort, failure, a destroyed peer) no rank enters that phase again, and breaking it waits until none is in
@@ -257,9 +258,9 @@ void LocalCommunicator::fail(const std::string& reason) {
 }
 
 void LocalCommunicator::check_same_call() {
-  const Slot& me = world_->slots[rank_];
+  const LocalSlot& me = world_->slots[rank_];
   for (int r = 0; r < world_->size; ++r) {
-    const Slot& o = world_->slots[r];
+    const LocalSlot& o = world_->slots[r];
     if (o.op == me.op && o.count == me.count && o.dt == me.dt && o.root == me.root) continue;
     fail(std::string("ranks disagree on the call: rank ") + std::to_string(rank_) + " " + collective_name(me.op) +
          " of " + std::to_string(me.count) + " " + dtype_name(me.dt) + " (root " + std::to_string(me.root) +
@@ -269,7 +270,7 @@ void LocalCommunicator::check_same_call() {
 }
 
 void LocalCommunicator::dispatch(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root) {
-  Slot& mine = world_->slots[rank_];
+  LocalSlot& mine = world_->slots[rank_];
   mine.op = op;
   mine.count = count;
   mine.dt = dt;
@@ -324,7 +325,7 @@ void LocalCommunicator::all_reduce(size_t count, DType dt, int only_to) {
   std::vector<void*> out(n);
   for (int k = 0; k < n; ++k) {
     // Our own output first, so with two ranks the sum lands there and is copied once to the peer.
-    const Slot& s = world_->slots[(rank_ + k) % n];
+    const LocalSlot& s = world_->slots[(rank_ + k) % n];
     out[k] = static_cast<char*>(s.recv) + b * es;
   }
   // Reduce: the root's output only (ncclReduce leaves the others' as they were).
