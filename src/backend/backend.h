@@ -139,8 +139,7 @@ class Backend {
   virtual std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                                 const LayerOptions& opt) = 0;
   // How many of the convolution layers created so far run each algorithm, by name (CPU: direct, winograd;
-  // core/conv_algo.h), for the result. Empty where the backend does not say: cuDNN chooses per pass and per
-  // layer, and the CUDA backend does not collect its choices.
+  // core/conv_algo.h; CUDA: one key per pass, "wgrad:algo_1/fma"), for the result. Empty where not collected.
   virtual std::map<std::string, int> conv_algorithm_counts() const { return {}; }
 
   // ---- whole-tensor operations, on the Compute stream

@@ -1,6 +1,7 @@
 // Every CUDA layer against the CPU backend (oneDNN, fp32) on the same inputs and parameters: forward,
 // backward (input and parameter gradients), gradient accumulation and the inference forward, at each
 // precision the GPU supports, within that precision's expected relative error -- through src/check.
+#include <map>
 #include <string>
 
 #include "check/layer_check.h"
@@ -31,6 +32,29 @@ TEST_CASE("a first layer and a forward-only layer search only the passes they ru
   auto b = gpu().create_layer(conv_layer("fwd_only", 8, 3, 1, 1), {Shape{2, 8, 8, 8}}, fwd_only);
   CHECK(a->output_shape() == Shape{2, 8, 8, 8});
   CHECK(b->output_shape() == Shape{2, 8, 8, 8});
+}
+
+TEST_CASE("the result counts each conv pass's cuDNN choice, fp32's under FMA math", "[gpu][layers]") {
+  for (Precision p : {Precision::FP32, Precision::TF32}) {
+    if (!gpu().unsupported_reason(p).empty()) continue;
+    LayerOptions o;
+    o.precision = p;
+    const std::map<std::string, int> before = gpu().conv_algorithm_counts();
+    auto l = gpu().create_layer(conv_layer(std::string("counted_") + precision_name(p), 16, 3, 1, 1),
+                                {Shape{4, 16, 14, 14}}, o);
+    const std::string fma = "/fma";
+    int added = 0;
+    for (const auto& [key, n] : gpu().conv_algorithm_counts()) {
+      const auto was = before.find(key);
+      const int d = n - (was == before.end() ? 0 : was->second);
+      if (d == 0) continue;
+      added += d;
+      INFO(key << " at " << precision_name(p));
+      const bool ends_fma = key.size() > fma.size() && key.compare(key.size() - fma.size(), fma.size(), fma) == 0;
+      CHECK(ends_fma == (p == Precision::FP32));
+    }
+    CHECK(added == 3);  // forward, backward-data, backward-filter
+  }
 }
 
 TEST_CASE("CUDA layers reject bad configurations with one-line usage errors", "[gpu][layers]") {

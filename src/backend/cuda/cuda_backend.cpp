@@ -308,6 +308,16 @@ void* CudaBackend::scratch(size_t bytes) {
   return scratch_;
 }
 
+std::map<std::string, int> CudaBackend::conv_algorithm_counts() const {
+  std::lock_guard<std::mutex> lock(algo_count_mu_);
+  return conv_algo_counts_;
+}
+
+void CudaBackend::count_conv_algorithm(const std::string& name) {
+  std::lock_guard<std::mutex> lock(algo_count_mu_);
+  ++conv_algo_counts_[name];
+}
+
 std::unique_ptr<LayerOp> CudaBackend::create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                                    const LayerOptions& opt) {
   attach_thread();

@@ -13,9 +13,11 @@
 // the fp32 gradient.
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
 #include <string>
 #include <vector>
 
+#include "backend/cuda/conv_pick.h"
 #include "backend/cuda/cuda_layers.h"
 #include "backend/cuda/kernels/kernels.cuh"
 
@@ -56,52 +58,123 @@ struct Descriptors {
   }
 };
 
-// The fastest result that ran (Find) or is expected to run (heuristics), whose math the precision allows
-// (fp32 must not use tensor cores) and whose workspace fits the limit. Results come sorted fastest first.
 template <typename Perf>
-const Perf* pick(const Perf* perf, int n, bool fp32_strict, size_t workspace_limit) {
+std::vector<ConvCandidate> candidates(const Perf* perf, int n) {
+  std::vector<ConvCandidate> c;
   for (int i = 0; i < n; ++i) {
-    if (perf[i].status != CUDNN_STATUS_SUCCESS) continue;
-    if (fp32_strict && perf[i].mathType != CUDNN_DEFAULT_MATH && perf[i].mathType != CUDNN_FMA_MATH) continue;
-    if (perf[i].memory > workspace_limit) continue;
-    return &perf[i];
+    const cudnnMathType_t m = perf[i].mathType;
+    const ConvMath math = m == CUDNN_FMA_MATH       ? ConvMath::Fma
+                          : m == CUDNN_DEFAULT_MATH ? ConvMath::Default
+                                                    : ConvMath::TensorOp;
+    c.push_back({static_cast<int>(perf[i].algo), perf[i].status == CUDNN_STATUS_SUCCESS, math, perf[i].memory,
+                 perf[i].time});
   }
-  return nullptr;
+  return c;
 }
 
-// "algo 1: CUDNN_STATUS_NOT_SUPPORTED, algo 6 (tensor-op math, 2 MiB): ok, ..." for an error message.
+const char* algo_name(cudnnConvolutionFwdAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_GEMM: return "implicit_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_IMPLICIT_PRECOMP_GEMM: return "implicit_precomp_gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_GEMM: return "gemm";
+    case CUDNN_CONVOLUTION_FWD_ALGO_DIRECT: return "direct";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT: return "fft";
+    case CUDNN_CONVOLUTION_FWD_ALGO_FFT_TILING: return "fft_tiling";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD: return "winograd";
+    case CUDNN_CONVOLUTION_FWD_ALGO_WINOGRAD_NONFUSED: return "winograd_nonfused";
+    default: return "unknown";
+  }
+}
+const char* algo_name(cudnnConvolutionBwdDataAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_0: return "algo_0";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_1: return "algo_1";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT: return "fft";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_FFT_TILING: return "fft_tiling";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD: return "winograd";
+    case CUDNN_CONVOLUTION_BWD_DATA_ALGO_WINOGRAD_NONFUSED: return "winograd_nonfused";
+    default: return "unknown";
+  }
+}
+const char* algo_name(cudnnConvolutionBwdFilterAlgo_t a) {
+  switch (a) {
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_0: return "algo_0";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_1: return "algo_1";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT: return "fft";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_3: return "algo_3";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD: return "winograd";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_WINOGRAD_NONFUSED: return "winograd_nonfused";
+    case CUDNN_CONVOLUTION_BWD_FILTER_ALGO_FFT_TILING: return "fft_tiling";
+    default: return "unknown";
+  }
+}
+
+const char* math_name(cudnnMathType_t m) {
+  switch (m) {
+    case CUDNN_DEFAULT_MATH: return "default";
+    case CUDNN_TENSOR_OP_MATH: return "tensor_op";
+    case CUDNN_TENSOR_OP_MATH_ALLOW_CONVERSION: return "tensor_op_conv";
+    case CUDNN_FMA_MATH: return "fma";
+    default: return "unknown";
+  }
+}
+
+// "algo_1 fma 1.234 ms 0 B: usable, algo_1 default 0.500 ms 0 B: timed with TF32, ..." for messages.
 template <typename Perf>
-std::string describe(const char* source, cudnnStatus_t call, const Perf* perf, int n) {
+std::string describe(const char* source, cudnnStatus_t call, const Perf* perf, int n, bool strict, size_t limit) {
   std::string d = std::string(source) + " returned " + cudnnGetErrorString(call);
   if (call != CUDNN_STATUS_SUCCESS) return d;
   d += n == 0 ? " with no candidates" : ":";
+  const std::vector<ConvCandidate> c = candidates(perf, n);
   for (int i = 0; i < n; ++i) {
-    d += std::string(i ? "," : "") + " algo " + std::to_string(static_cast<int>(perf[i].algo)) + " (math " +
-         std::to_string(static_cast<int>(perf[i].mathType)) + ", " + std::to_string(perf[i].memory) +
-         " B workspace): " + cudnnGetErrorString(perf[i].status);
+    char t[32];
+    std::snprintf(t, sizeof(t), "%.3f ms", static_cast<double>(perf[i].time));
+    const ConvReject r = conv_reject(c, static_cast<size_t>(i), strict, limit);
+    d += std::string(i ? "," : "") + " " + algo_name(perf[i].algo) + " " + math_name(perf[i].mathType) + " " + t +
+         " " + std::to_string(perf[i].memory) + " B: " +
+         (r == ConvReject::Failed ? cudnnGetErrorString(perf[i].status) : conv_reject_name(r));
   }
   return d;
 }
+
+// A direction's choice, where it came from and every result cuDNN gave, for the diagnostic.
+template <typename Perf>
+struct Chosen {
+  Perf perf;
+  const char* source;
+  std::string results;
+};
 
 // One direction's choice: cudnnFind*AlgorithmEx (runs and times each candidate), and when that yields nothing
 // usable (every candidate failed, none fits the workspace, or Find itself failed) the cudnnGet*Algorithm_v7
 // heuristics, which need no memory. find/heur fill (perf, n) and return the call's status.
 template <typename Perf, typename Find, typename Heur>
-Perf choose(const std::string& what, bool strict, size_t limit, Find find, Heur heur) {
+Chosen<Perf> choose(const std::string& what, bool strict, size_t limit, Find find, Heur heur) {
   std::vector<Perf> perf(64);
   int n = 0;
   const cudnnStatus_t fs = find(perf.data(), static_cast<int>(perf.size()), &n);
-  if (fs == CUDNN_STATUS_SUCCESS)
-    if (const Perf* p = pick(perf.data(), n, strict, limit)) return *p;
-  const std::string found = describe("cudnnFind*AlgorithmEx", fs, perf.data(), fs == CUDNN_STATUS_SUCCESS ? n : 0);
+  const int fn = fs == CUDNN_STATUS_SUCCESS ? n : 0;
+  const std::string found = describe("cudnnFind*AlgorithmEx", fs, perf.data(), fn, strict, limit);
+  const int fi = pick_conv_candidate(candidates(perf.data(), fn), strict, limit);
+  if (fi >= 0) return {perf[static_cast<size_t>(fi)], "find", found};
   std::vector<Perf> hp(64);
   int hn = 0;
   const cudnnStatus_t hs = heur(hp.data(), static_cast<int>(hp.size()), &hn);
-  if (hs == CUDNN_STATUS_SUCCESS)
-    if (const Perf* p = pick(hp.data(), hn, strict, limit)) return *p;
+  const int hn_ok = hs == CUDNN_STATUS_SUCCESS ? hn : 0;
+  const std::string heuristics = describe("cudnnGet*Algorithm_v7", hs, hp.data(), hn_ok, strict, limit);
+  const int hi = pick_conv_candidate(candidates(hp.data(), hn_ok), strict, limit);
+  if (hi >= 0) return {hp[static_cast<size_t>(hi)], "heuristic", found + "; " + heuristics};
   throw Error(what + ": no usable algorithm within a " + std::to_string(limit) + " B workspace" +
-              (strict ? " without tensor-op math" : "") + "; " + found + "; " +
-              describe("cudnnGet*Algorithm_v7", hs, hp.data(), hs == CUDNN_STATUS_SUCCESS ? hn : 0));
+              (strict ? " without tensor-op math" : "") + "; " + found + "; " + heuristics);
+}
+
+// MGBENCH_CONV_ALGOS=1: each search's choice and cuDNN's results on stderr, to see why a pass is slow.
+bool conv_diagnostic() {
+  static const bool on = [] {
+    const char* v = std::getenv("MGBENCH_CONV_ALGOS");
+    return v && *v && std::string(v) != "0";
+  }();
+  return on;
 }
 
 // Where a search runs: the scratch tensors and the search workspace.
@@ -118,6 +191,7 @@ template <>
 struct ConvPass<cudnnConvolutionFwdAlgo_t> {
   using Perf = cudnnConvolutionFwdAlgoPerf_t;
   static constexpr const char* name = "forward";
+  static constexpr const char* tag = "fwd";
   static cudnnStatus_t find(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, int cap, int* n, Perf* p) {
     return cudnnFindConvolutionForwardAlgorithmEx(h, d.x, a.x, d.w, a.w, d.conv, d.y, a.y, cap, n, p, a.ws,
                                                   a.ws_bytes);
@@ -133,6 +207,7 @@ template <>
 struct ConvPass<cudnnConvolutionBwdDataAlgo_t> {
   using Perf = cudnnConvolutionBwdDataAlgoPerf_t;
   static constexpr const char* name = "backward-data";
+  static constexpr const char* tag = "dgrad";
   // dx is written into the x scratch.
   static cudnnStatus_t find(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, int cap, int* n, Perf* p) {
     return cudnnFindConvolutionBackwardDataAlgorithmEx(h, d.w, a.w, d.y, a.y, d.conv, d.x, a.x, cap, n, p, a.ws,
@@ -150,6 +225,7 @@ template <>
 struct ConvPass<cudnnConvolutionBwdFilterAlgo_t> {
   using Perf = cudnnConvolutionBwdFilterAlgoPerf_t;
   static constexpr const char* name = "backward-filter";
+  static constexpr const char* tag = "wgrad";
   static cudnnStatus_t find(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, int cap, int* n, Perf* p) {
     return cudnnFindConvolutionBackwardFilterAlgorithmEx(h, d.x, a.x, d.y, a.y, d.conv, d.w, a.dw, cap, n, p, a.ws,
                                                          a.ws_bytes);
@@ -171,16 +247,22 @@ size_t choose_pass(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, c
                    cudnnMathType_t search_math, Algo& algo, cudnnMathType_t& math) {
   using P = ConvPass<Algo>;
   using Perf = typename P::Perf;
-  const Perf f = choose<Perf>(
+  const Chosen<Perf> c = choose<Perf>(
       who + " " + P::name, strict, a.ws_bytes,
       [&](Perf* p, int cap, int* n) { return P::find(h, d, a, cap, n, p); },
       [&](Perf* p, int cap, int* n) { return P::heuristic(h, d, cap, n, p); });
+  const Perf& f = c.perf;
   algo = f.algo;
   math = strict ? CUDNN_FMA_MATH : f.mathType;
   size_t s = 0;
   MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d.conv, math));
   MG_CHECK_CUDNN(P::workspace(h, d, algo, &s));
   MG_CHECK_CUDNN(cudnnSetConvolutionMathType(d.conv, search_math));
+  if (conv_diagnostic()) {
+    std::fprintf(stderr, "mgbench conv: %s %s: %s %s (%s, %.3f ms, %zu B workspace of %zu B allowed); %s\n",
+                 who.c_str(), P::name, algo_name(algo), math_name(math), c.source, static_cast<double>(f.time),
+                 std::max(s, f.memory), a.ws_bytes, c.results.c_str());
+  }
   return std::max(s, f.memory);
 }
 
@@ -305,6 +387,7 @@ class ConvLayer final : public CudaLayer {
     if (hit != cache.end()) {
       algos_ = hit->second;
       be_.reserve_workspace(algos_.workspace);
+      count_choices(bwd_data, bwd_filter, "an earlier layer's search");
       return;
     }
     const size_t es = dtype_size(dt_);
@@ -349,6 +432,31 @@ class ConvLayer final : public CudaLayer {
     algos_ = a;
     ws.reset();
     be_.reserve_workspace(need);
+    count_choices(bwd_data, bwd_filter, "searched");
+  }
+
+  // The result's conv_algorithms: layers per pass, algorithm and math as they will run.
+  void count_choices(bool bwd_data, bool bwd_filter, const char* how) {
+    using Fwd = ConvPass<cudnnConvolutionFwdAlgo_t>;
+    using Data = ConvPass<cudnnConvolutionBwdDataAlgo_t>;
+    using Filter = ConvPass<cudnnConvolutionBwdFilterAlgo_t>;
+    std::vector<std::string> names{std::string(Fwd::tag) + ":" + algo_name(algos_.fwd) + "/" +
+                                   math_name(algos_.fwd_math)};
+    if (bwd_data)
+      names.push_back(std::string(Data::tag) + ":" + algo_name(algos_.bwd_data) + "/" +
+                      math_name(algos_.bwd_data_math));
+    if (bwd_filter)
+      names.push_back(std::string(Filter::tag) + ":" + algo_name(algos_.bwd_filter) + "/" +
+                      math_name(algos_.bwd_filter_math));
+    std::string line;
+    for (const std::string& n : names) {
+      be_.count_conv_algorithm(n);
+      line += " " + n;
+    }
+    if (conv_diagnostic()) {
+      std::fprintf(stderr, "mgbench conv: %s%s:%s, %zu B workspace (%s)\n", where().c_str(), problem_key().c_str(),
+                   line.c_str(), algos_.workspace, how);
+    }
   }
 
   int64_t ig_ = 0, wn_ = 0;
