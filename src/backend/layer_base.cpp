@@ -58,4 +58,12 @@ void LayerBase::check_io(const std::vector<Tensor>& in, const Tensor& out) const
                 out_shape_.str() + " " + dtype_name(dt_));
 }
 
+void LayerBase::check_token_io(const std::vector<Tensor>& in, const Tensor& out) const {
+  MG_ENSURE(in.size() == 1 && in[0].dtype == DType::I32 && in[0].numel() == in_shapes_[0].numel(),
+            where() + "input must be int32 token ids " + in_shapes_[0].str());
+  MG_ENSURE(out.numel() == out_shape_.numel() && out.dtype == dt_,
+            where() + "output is " + out.shape.str() + " " + dtype_name(out.dtype) + ", expected " +
+                out_shape_.str() + " " + dtype_name(dt_));
+}
+
 }  // namespace mg

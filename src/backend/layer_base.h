@@ -26,6 +26,8 @@ class LayerBase : public LayerOp {
 
   void check_bound() const;
   void check_io(const std::vector<Tensor>& in, const Tensor& out) const;
+  // check_io for a layer whose one input is the network's int32 token ids (Embedding), not activations.
+  void check_token_io(const std::vector<Tensor>& in, const Tensor& out) const;
   std::string where() const { return "layer " + desc_.name + ": "; }
 
   const LayerDesc desc_;

@@ -65,11 +65,7 @@ class EmbeddingLayer final : public CpuLayer {
   // The ids are the network's input, int32 rather than the activation type; each must name a table row.
   void check_ids(const std::vector<Tensor>& in, const Tensor& out) const {
     check_bound();
-    MG_ENSURE(in.size() == 1 && in[0].dtype == DType::I32 && in[0].numel() == n_ * t_,
-              where() + "input must be int32 token ids " + in_shapes_[0].str());
-    MG_ENSURE(out.numel() == out_shape_.numel() && out.dtype == dt_,
-              where() + "output is " + out.shape.str() + " " + dtype_name(out.dtype) + ", expected " +
-                  out_shape_.str() + " " + dtype_name(dt_));
+    check_token_io(in, out);
     const int32_t* ids = in[0].as<int32_t>();
     for (int64_t r = 0; r < n_ * t_; ++r)
       MG_ENSURE(ids[r] >= 0 && ids[r] < v_, where() + "token id " + std::to_string(ids[r]) + " outside the " +

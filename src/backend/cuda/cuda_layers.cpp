@@ -28,7 +28,8 @@ CudaLayer::CudaLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shap
 std::unique_ptr<LayerOp> create_cuda_layer(CudaBackend& be, const LayerDesc& desc,
                                            const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
   static const LayerRows<CudaBackend> table = join_families<CudaBackend>(
-      {cuda::conv_layers, cuda::linear_layers, cuda::norm_layers, cuda::pool_layers, cuda::misc_layers});
+      {cuda::conv_layers, cuda::linear_layers, cuda::norm_layers, cuda::pool_layers, cuda::misc_layers,
+       cuda::embedding_layers, cuda::layernorm_layers, cuda::gelu_layers, cuda::attention_layers});
   return create_layer_from(table, be, desc, in_shapes, opt);
 }
 

@@ -1,5 +1,6 @@
 // What every CUDA layer shares beyond LayerBase: the precision check, the Compute stream, and device buffers owned
-// by a layer. One file per layer family (cuda_layers_conv.cpp, _linear, _norm, _pool, _misc); the table is
+// by a layer. One file per layer family (cuda_layers_conv.cpp, _linear, _norm, _pool, _misc, and the transformer
+// kinds' _embedding, _layernorm, _gelu, _attention); the table is
 // create_cuda_layer in cuda_layers.cpp.
 #pragma once
 #include <memory>
@@ -33,6 +34,10 @@ LayerRows<CudaBackend> conv_layers();
 LayerRows<CudaBackend> linear_layers();
 LayerRows<CudaBackend> norm_layers();
 LayerRows<CudaBackend> pool_layers();  // MaxPool, AvgPool, GlobalAvgPool
-LayerRows<CudaBackend> misc_layers();  // Relu, Add, Concat, Flatten, Dropout
+LayerRows<CudaBackend> misc_layers();  // Relu, Add, Concat, Flatten, TokenFlatten, Dropout
+LayerRows<CudaBackend> embedding_layers();
+LayerRows<CudaBackend> layernorm_layers();
+LayerRows<CudaBackend> gelu_layers();
+LayerRows<CudaBackend> attention_layers();
 
 }  // namespace mg::cuda

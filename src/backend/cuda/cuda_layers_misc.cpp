@@ -1,4 +1,5 @@
-// Parameter-free layers: ReLU, residual add, channel concat, flatten, dropout (kernels in kernels/layers_misc.cu).
+// Parameter-free layers: ReLU, residual add, channel concat, flatten (and token flatten), dropout (kernels in
+// kernels/layers_misc.cu).
 #include "core/counter_rng.h"
 #include "backend/cuda/cuda_layers.h"
 #include "backend/cuda/kernels/kernels.cuh"
@@ -85,7 +86,8 @@ class ConcatLayer final : public CudaLayer {
   int64_t rows_ = 0;
 };
 
-// NHWC memory is already in {N, H*W*C} order, so flatten is a copy (the next Linear's weights follow it).
+// NHWC memory is already in {N, H*W*C} order (and {N,T,V} in TokenFlatten's {N*T,V}), so flatten is a copy (the
+// next Linear's weights follow it).
 class FlattenLayer final : public CudaLayer {
  public:
   using CudaLayer::CudaLayer;
@@ -137,6 +139,7 @@ LayerRows<CudaBackend> misc_layers() {
   return {layer_row<ReluLayer, CudaBackend>(LayerKind::Relu), layer_row<AddLayer, CudaBackend>(LayerKind::Add),
           layer_row<ConcatLayer, CudaBackend>(LayerKind::Concat),
           layer_row<FlattenLayer, CudaBackend>(LayerKind::Flatten),
+          layer_row<FlattenLayer, CudaBackend>(LayerKind::TokenFlatten),
           layer_row<DropoutLayer, CudaBackend>(LayerKind::Dropout)};
 }
 

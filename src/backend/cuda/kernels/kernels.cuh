@@ -99,4 +99,47 @@ void max_pool_backward(const void* dy, const uint8_t* argmax, void* dx, DType dt
 void avg_pool_forward(const void* x, void* y, DType dt, const PoolGeom& g, cudaStream_t s);
 void avg_pool_backward(const void* dy, void* dx, DType dt, const PoolGeom& g, cudaStream_t s);
 
+// ---- transformer layers: activations {N,T,C} are N*T rows of C (the CPU backend's layouts)
+// GELU, tanh form (gelu.cu); backward reads the input.
+void gelu_forward(const void* x, void* y, DType dt, int64_t n, cudaStream_t s);
+void gelu_backward(const void* x, const void* dy, void* dx, DType dt, int64_t n, cudaStream_t s);
+
+// Layer norm over the last dimension (layernorm.cu): mean and rstd (1/std) are rows fp32 each, written by forward
+// and read by backward. The parameter gradients need layernorm_param_partials(rows, c) fp32 of partials and
+// must run before backward_input when dx is dy.
+void layernorm_forward(const void* x, void* y, const float* gamma, const float* beta, float* mean, float* rstd,
+                       DType dt, int64_t rows, int64_t c, float eps, cudaStream_t s);
+void layernorm_backward_input(const void* x, const void* dy, void* dx, const float* gamma, const float* mean,
+                              const float* rstd, DType dt, int64_t rows, int64_t c, cudaStream_t s);
+int64_t layernorm_param_partials(int64_t rows, int64_t c);
+// dgamma/dbeta (fp32) overwritten, or added to with accumulate.
+void layernorm_backward_params(const void* x, const void* dy, const float* mean, const float* rstd, DType dt,
+                               int64_t rows, int64_t c, float* partials, float* dgamma, float* dbeta, bool accumulate,
+                               cudaStream_t s);
+
+// Token + position embedding (embedding.cu): out[n,t,:] = wte[ids[n,t],:] + wpe[t,:]; an id outside [0, vocab)
+// makes its row NaN. Backward's scratch for the stable sort of the ids, all sized for n*t rows.
+struct TokenSort {
+  int32_t* keys = nullptr;      // the sorted ids
+  int32_t* rows_in = nullptr;   // 0, 1, 2, ... (written by backward)
+  int32_t* rows_out = nullptr;  // the rows in sorted order
+  void* temp = nullptr;
+  size_t temp_bytes = 0;        // embedding_sort_bytes(rows)
+};
+size_t embedding_sort_bytes(int64_t rows);
+void embedding_forward(const int32_t* ids, const float* wte, const float* wpe, void* out, DType dt, int64_t n,
+                       int64_t t, int64_t c, int64_t vocab, cudaStream_t s);
+// dwte {vocab, c} and dwpe {positions, c} (fp32) overwritten, or added to with accumulate.
+void embedding_backward(const int32_t* ids, const void* dy, DType dt, float* dwte, float* dwpe, int64_t n, int64_t t,
+                        int64_t c, int64_t vocab, int64_t positions, bool accumulate, const TokenSort& sort,
+                        cudaStream_t s);
+
+// Attention's softmax over rows of t fp32 scores (attention.cu); row r is query position r % t, and causal masks
+// the keys after it to exactly 0. In place; probs_low (dt, may be null) gets a copy for the products.
+void attention_softmax(float* scores, void* probs_low, DType dt, int64_t rows, int64_t t, bool causal,
+                       cudaStream_t s);
+// dS = P (dP - rowsum(P dP)), into ds_low (dt) when non-null, else over dprobs.
+void attention_softmax_backward(const float* probs, float* dprobs, void* ds_low, DType dt, int64_t rows, int64_t t,
+                                cudaStream_t s);
+
 }  // namespace mg::kernels

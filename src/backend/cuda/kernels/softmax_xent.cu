@@ -2,6 +2,7 @@
 // mean over rows so the loss is deterministic.
 #include <cmath>
 
+#include "backend/cuda/kernels/block_reduce.cuh"
 #include "backend/cuda/kernels/dtype.cuh"
 #include "backend/cuda/kernels/kernels.cuh"
 
@@ -10,20 +11,6 @@ namespace {
 
 constexpr int kThreads = 128;
 
-// Block-wide reduction; op is max or sum. All threads get the result.
-template <typename Op>
-__device__ float block_reduce(float v, Op op) {
-  __shared__ float warp_vals[kThreads / 32];
-  for (int o = 16; o > 0; o >>= 1) v = op(v, __shfl_xor_sync(0xffffffffu, v, o));
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  if (lane == 0) warp_vals[warp] = v;
-  __syncthreads();
-  float r = warp_vals[0];
-  for (int i = 1; i < kThreads / 32; ++i) r = op(r, warp_vals[i]);
-  __syncthreads();  // warp_vals is reused by the next call
-  return r;
-}
-
 template <typename T>
 __global__ void xent_rows_k(const T* logits, const int32_t* labels, int64_t n, int64_t k, float* row_loss,
                             T* dlogits, float grad_scale) {
@@ -31,10 +18,10 @@ __global__ void xent_rows_k(const T* logits, const int32_t* labels, int64_t n, i
   const T* x = logits + row * k;
   float mx = -INFINITY;
   for (int64_t j = threadIdx.x; j < k; j += kThreads) mx = fmaxf(mx, to_f32(x[j]));
-  mx = block_reduce(mx, [](float a, float b) { return fmaxf(a, b); });
+  mx = block_reduce<kThreads>(mx, MaxOp{});
   float sum = 0;
   for (int64_t j = threadIdx.x; j < k; j += kThreads) sum += expf(to_f32(x[j]) - mx);
-  sum = block_reduce(sum, [](float a, float b) { return a + b; });
+  sum = block_reduce<kThreads>(sum, SumOp{});
   const float logz = logf(sum) + mx;
   const int32_t y = labels[row];
   const bool valid = y >= 0 && y < k;

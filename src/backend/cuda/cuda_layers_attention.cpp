@@ -1,0 +1,115 @@
+// Multi-head self-attention core, as the CPU backend computes it (cpu_layers_attention.cpp): from the fused qkv
+// {N,T,3C} (q, k, v side by side per token, head h in columns h*d..h*d+d-1 of each), out {N,T,C} =
+// softmax(Q K^T / sqrt(d)) V per head, causal where the description asks. The products are
+// cublasGemmStridedBatchedEx calls, one per sample batched over its heads (a head is d columns further on, so
+// the heads are read in place with ld 3C); cuBLAS is column-major, so each row-major product is issued as its
+// transpose (a row-major M with row stride ld is the column-major M^T with the same ld):
+//   S  = Q K^T s  ->  S^T  = K  Q^T   (gemm T,N  m=T n=T k=d)      s = 1/sqrt(d)
+//   O  = P V      ->  O^T  = V^T P^T  (gemm N,N  m=d n=T k=T)
+//   dP = dO V^T   ->  dP^T = V dO^T   (gemm T,N  m=T n=T k=d)
+//   dV = P^T dO   ->  dV^T = dO^T P   (gemm N,T  m=d n=T k=T)
+//   dQ = dS K s   ->  dQ^T = K^T dS^T (gemm N,N  m=d n=T k=T)
+//   dK = dS^T Q s ->  dK^T = Q^T dS   (gemm N,T  m=d n=T k=T)
+// Scores, probabilities and dP are fp32 (the products accumulate in fp32 and write fp32), the softmax and its
+// backward are kernels/attention.cu's. P stays in the layer for backward; the half copies of P and dS the
+// products read at fp16/bf16, and dP, live in the replica's scratch, reserved here.
+#include <cmath>
+
+#include "backend/cuda/cuda_layers.h"
+#include "backend/cuda/kernels/kernels.cuh"
+
+namespace mg::cuda {
+
+namespace {
+
+class AttentionLayer final : public CudaLayer {
+ public:
+  AttentionLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
+      : CudaLayer(be, d, in, opt),
+        n_(out_shape_[0]),
+        t_(out_shape_[1]),
+        c_(out_shape_[2]),
+        h_(d.attention.heads),
+        hd_(c_ / h_),
+        scores_(n_ * h_ * t_ * t_),
+        probs_(be, static_cast<size_t>(scores_) * sizeof(float)) {
+    if (3 * c_ > 0x7fffffff || t_ > 0x7fffffff || h_ > 0x7fffffff) throw UsageError(where() + "too large for cuBLAS");
+    scale_ = 1.f / std::sqrt(static_cast<float>(hd_));
+    compute_ = opt.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    const size_t low = dt_ == DType::F32 ? 0 : static_cast<size_t>(scores_) * dtype_size(dt_);
+    scratch_bytes_ = opt.backward ? static_cast<size_t>(scores_) * sizeof(float) + low : low;
+    if (scratch_bytes_) be.scratch(scratch_bytes_);  // grown now, so no step allocates
+  }
+
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
+    check_io(in, out);
+    float* p = probs_.as<float>();
+    void* p_low = dt_ == DType::F32 ? nullptr : be_.scratch(scratch_bytes_);
+    product(CUBLAS_OP_T, CUBLAS_OP_N, t_, t_, hd_, scale_, head_in(in[0], 1), head_in(in[0], 0), scores(p, DType::F32));
+    kernels::attention_softmax(p, p_low, dt_, n_ * h_ * t_, t_, desc_.attention.causal, stream());
+    product(CUBLAS_OP_N, CUBLAS_OP_N, hd_, t_, t_, 1.f, head_in(in[0], 2), scores(p_low ? p_low : p, dt_),
+            head_out(out.data));
+  }
+
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
+                const std::vector<Tensor>& din, bool) override {
+    check_io(in, out);
+    if (!din[0].data) return;
+    MG_ENSURE(opt_.backward, where() + "backward on a layer built for inference");
+    const float* p = probs_.as<float>();
+    float* dp = static_cast<float*>(be_.scratch(scratch_bytes_));
+    void* low = dt_ == DType::F32 ? nullptr : dp + scores_;  // P for dV, then dS
+    product(CUBLAS_OP_T, CUBLAS_OP_N, t_, t_, hd_, 1.f, head_in(in[0], 2), head_out(dout.data), scores(dp, DType::F32));
+    if (low) kernels::cast(low, dt_, p, DType::F32, scores_, stream());
+    product(CUBLAS_OP_N, CUBLAS_OP_T, hd_, t_, t_, 1.f, head_out(dout.data), scores(low ? low : p, dt_),
+            head_in(din[0], 2));
+    kernels::attention_softmax_backward(p, dp, low, dt_, n_ * h_ * t_, t_, stream());
+    const Mat ds = scores(low ? low : dp, dt_);
+    product(CUBLAS_OP_N, CUBLAS_OP_N, hd_, t_, t_, scale_, head_in(in[0], 1), ds, head_in(din[0], 0));
+    product(CUBLAS_OP_N, CUBLAS_OP_T, hd_, t_, t_, scale_, head_in(in[0], 0), ds, head_in(din[0], 1));
+  }
+
+ private:
+  // A product operand: where sample 0's head 0 starts, its element type and leading dimension, and how far
+  // (in elements) the next head and the next sample are.
+  struct Mat {
+    const void* p;
+    DType dt;
+    int64_t ld, head, sample;
+  };
+  // Part `which` (0 q, 1 k, 2 v) of the fused qkv, or of its gradient.
+  Mat head_in(const Tensor& t, int which) const {
+    return {static_cast<const char*>(t.data) + which * c_ * static_cast<int64_t>(dtype_size(dt_)), dt_, 3 * c_, hd_,
+            t_ * 3 * c_};
+  }
+  Mat head_out(const void* p) const { return {p, dt_, c_, hd_, t_ * c_}; }
+  Mat scores(const void* p, DType dt) const { return {p, dt, t_, t_ * t_, h_ * t_ * t_}; }
+
+  static const void* sample_of(const Mat& m, int64_t s) {
+    return static_cast<const char*>(m.p) + s * m.sample * static_cast<int64_t>(dtype_size(m.dt));
+  }
+  // C = alpha op(A) op(B) (column-major, beta 0) for every head of every sample.
+  void product(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, float alpha, const Mat& a,
+               const Mat& b, const Mat& c) {
+    const float zero = 0.f;
+    for (int64_t s = 0; s < n_; ++s) {
+      MG_CHECK_CUBLAS(cublasGemmStridedBatchedEx(
+          be_.cublas(), ta, tb, int(m), int(n), int(k), &alpha, sample_of(a, s), cuda_dtype(a.dt), int(a.ld), a.head,
+          sample_of(b, s), cuda_dtype(b.dt), int(b.ld), b.head, &zero, const_cast<void*>(sample_of(c, s)),
+          cuda_dtype(c.dt), int(c.ld), c.head, int(h_), compute_, CUBLAS_GEMM_DEFAULT));
+    }
+  }
+
+  const int64_t n_, t_, c_, h_, hd_;
+  const int64_t scores_;  // N*H*T*T
+  Buffer probs_;          // P {N,H,T,T} fp32, from forward to backward
+  float scale_ = 1.f;
+  cublasComputeType_t compute_;
+  size_t scratch_bytes_ = 0;  // backward: dP fp32, then (fp16/bf16) P or dS in the activation type
+};
+
+}  // namespace
+
+LayerRows<CudaBackend> attention_layers() { return {layer_row<AttentionLayer, CudaBackend>(LayerKind::Attention)}; }
+
+}  // namespace mg::cuda

@@ -1,0 +1,78 @@
+// Attention's softmax between the two cuBLAS products (cuda_layers_attention.cpp), the CPU backend's semantics
+// (cpu_layers_attention.cpp): per row of scores, a max-subtracted softmax over the keys the query may see (all,
+// or causal: up to its own position), masked entries exactly 0 so the products after it need no mask. fp32
+// throughout; a copy in the activation type feeds the products where those read half types.
+#include <cmath>
+
+#include "backend/cuda/kernels/block_reduce.cuh"
+#include "backend/cuda/kernels/dtype.cuh"
+#include "backend/cuda/kernels/kernels.cuh"
+
+namespace mg::kernels {
+namespace {
+
+constexpr int kThreads = 128;  // per row (one block a row)
+
+// In place over the scores: each thread rewrites only its own entries, after the reductions.
+template <typename L>
+__global__ void softmax_rows_k(float* s, L* low, int64_t t, bool causal) {
+  const int64_t r = blockIdx.x;
+  float* row = s + r * t;
+  const int64_t len = causal ? r % t + 1 : t;
+  float mx = -INFINITY;
+  for (int64_t j = threadIdx.x; j < len; j += kThreads) mx = fmaxf(mx, row[j]);
+  mx = block_reduce<kThreads>(mx, MaxOp{});
+  float sum = 0;
+  for (int64_t j = threadIdx.x; j < len; j += kThreads) sum += expf(row[j] - mx);
+  const float inv = 1.f / block_reduce<kThreads>(sum, SumOp{});
+  for (int64_t j = threadIdx.x; j < t; j += kThreads) {
+    const float p = j < len ? expf(row[j] - mx) * inv : 0.f;
+    row[j] = p;
+    if (low) low[r * t + j] = from_f32<L>(p);
+  }
+}
+
+// dS = P (dP - sum_j P dP) per row: into low when given, else over dP.
+template <typename L>
+__global__ void softmax_rows_bwd_k(const float* p, float* dp, L* low, int64_t t) {
+  const int64_t r = blockIdx.x;
+  const float* pr = p + r * t;
+  float* dr = dp + r * t;
+  float dot = 0;
+  for (int64_t j = threadIdx.x; j < t; j += kThreads) dot += pr[j] * dr[j];
+  dot = block_reduce<kThreads>(dot, SumOp{});
+  for (int64_t j = threadIdx.x; j < t; j += kThreads) {
+    const float v = pr[j] * (dr[j] - dot);
+    if (low) {
+      low[r * t + j] = from_f32<L>(v);
+    } else {
+      dr[j] = v;
+    }
+  }
+}
+
+void check_rows(int64_t rows, int64_t t) {
+  MG_ENSURE(rows > 0 && t > 0 && rows <= 0x7fffffff, "attention softmax: bad shape");
+}
+
+}  // namespace
+
+void attention_softmax(float* scores, void* probs_low, DType dt, int64_t rows, int64_t t, bool causal,
+                       cudaStream_t s) {
+  check_rows(rows, t);
+  launch_float(dt, rows, [&](auto tag) {
+    using L = decltype(tag);
+    softmax_rows_k<L><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(scores, static_cast<L*>(probs_low), t, causal);
+  });
+}
+
+void attention_softmax_backward(const float* probs, float* dprobs, void* ds_low, DType dt, int64_t rows, int64_t t,
+                                cudaStream_t s) {
+  check_rows(rows, t);
+  launch_float(dt, rows, [&](auto tag) {
+    using L = decltype(tag);
+    softmax_rows_bwd_k<L><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(probs, dprobs, static_cast<L*>(ds_low), t);
+  });
+}
+
+}  // namespace mg::kernels
