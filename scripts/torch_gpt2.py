@@ -4,13 +4,16 @@ pre-norm blocks with fused qkv, causal attention, tanh GELU, ln_f, an untied hea
 training loop over it: mgbench's reference for language models, on the same machine and in the same script.
 
   /usr/bin/python3 scripts/torch_gpt2.py --model gpt2 --seq-len 256 --batch 4 --steps 5 --threads 2
+  python3 scripts/torch_gpt2.py --device cuda --precision bf16 --model gpt2 --seq-len 1024 --batch 8 --steps 20
 
 Prints one JSON line (tokens_per_sec: tokens over the wall time of the timed window; the per-step host times give
 the median). The training step is mgbench's: a synthetic batch of token ids and next tokens, forward, mean
-next-token cross-entropy, backward, AdamW with PyTorch's defaults (or SGD with momentum). gpt2_forward is also
-what tests/train/gpt2_torch_reference.py checks mgbench's gradients against.
+next-token cross-entropy, backward, AdamW with PyTorch's defaults (or SGD with momentum). On CUDA every step ends
+with a synchronize, and bf16/fp16 run under autocast (fp16 with a GradScaler), as mixed-precision PyTorch does.
+gpt2_forward is also what tests/train/gpt2_torch_reference.py checks mgbench's gradients against.
 """
 import argparse
+import contextlib
 import json
 import math
 import os
@@ -69,9 +72,9 @@ def gpt2_forward(p, tokens, layers, heads, eps=1e-5):
     return linear(norm(x, "ln_f").reshape(B * T, C), "lm_head")
 
 
-def init_params(shapes, layers, seed=1):
+def init_params(shapes, layers, seed=1, device="cpu"):
     """GPT-2's initialisation (nanoGPT): weights N(0, 0.02), residual projections N(0, 0.02 / sqrt(2L)), biases
-    and betas 0, gammas 1."""
+    and betas 0, gammas 1; drawn on the CPU (the same values on every device), then moved to device."""
     g = torch.Generator().manual_seed(seed)
     p = {}
     for name, shape in shapes.items():
@@ -82,7 +85,7 @@ def init_params(shapes, layers, seed=1):
         else:
             std = 0.02 / math.sqrt(2 * layers) if name.endswith("c_proj.weight") else 0.02
             t = torch.randn(shape, generator=g) * std
-        p[name] = t.requires_grad_(True)
+        p[name] = t.to(device).requires_grad_(True)
     return p
 
 
@@ -95,27 +98,48 @@ def main():
     ap.add_argument("--warmup", type=int, default=2, help="untimed steps first")
     ap.add_argument("--threads", type=int, default=0, help="CPU threads (0: torch's default)")
     ap.add_argument("--optimizer", choices=["adamw", "sgd"], default="adamw")
+    ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
+    ap.add_argument("--precision", choices=["fp32", "tf32", "bf16", "fp16"], default="fp32",
+                    help="tf32, bf16 and fp16 need --device cuda")
     a = ap.parse_args()
     layers, heads, width, vocab, positions = CONFIGS[a.model]
     if not 1 <= a.seq_len <= positions:
         ap.error(f"--seq-len must be between 1 and {positions}")
     if a.batch <= 0 or a.steps <= 0 or a.warmup < 0:
         ap.error("--batch and --steps must be positive, --warmup >= 0")
+    if a.precision != "fp32" and a.device != "cuda":
+        ap.error(f"--precision {a.precision} needs --device cuda")
+    if a.device == "cuda" and not torch.cuda.is_available():
+        ap.error("--device cuda: torch sees no CUDA device")
     if a.threads > 0:
         torch.set_num_threads(a.threads)
+    cuda = a.device == "cuda"
+    if cuda:  # mgbench's fp32 is strict fp32; its tf32 lets the products round their inputs to tf32
+        torch.backends.cuda.matmul.allow_tf32 = a.precision == "tf32"
+        torch.backends.cudnn.allow_tf32 = a.precision == "tf32"
+    half = {"bf16": torch.bfloat16, "fp16": torch.float16}.get(a.precision)
+    scaler = torch.amp.GradScaler("cuda") if a.precision == "fp16" else None
     torch.manual_seed(1)
-    p = init_params(param_shapes(layers, width, vocab, positions), layers)
+    p = init_params(param_shapes(layers, width, vocab, positions), layers, device=a.device)
     params = list(p.values())
     opt = (torch.optim.AdamW(params, lr=1e-3, weight_decay=0.01) if a.optimizer == "adamw"
            else torch.optim.SGD(params, lr=0.01, momentum=0.9, weight_decay=1e-4))
-    rows = torch.randint(0, vocab, (a.batch, a.seq_len + 1))
+    rows = torch.randint(0, vocab, (a.batch, a.seq_len + 1)).to(a.device)
     tokens, labels = rows[:, :-1].contiguous(), rows[:, 1:].reshape(-1).contiguous()
 
     def step():
         opt.zero_grad(set_to_none=True)
-        loss = F.cross_entropy(gpt2_forward(p, tokens, layers, heads), labels)
-        loss.backward()
-        opt.step()
+        with torch.autocast(device_type="cuda", dtype=half) if half else contextlib.nullcontext():
+            loss = F.cross_entropy(gpt2_forward(p, tokens, layers, heads), labels)
+        if scaler:
+            scaler.scale(loss).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            loss.backward()
+            opt.step()
+        if cuda:  # a step's time is its kernels', not their launch
+            torch.cuda.synchronize()
         return loss
 
     for _ in range(a.warmup):
@@ -132,6 +156,7 @@ def main():
     print(json.dumps({
         "reference": "pytorch", "torch": torch.__version__, "host": platform.node(),
         "threads": torch.get_num_threads(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""),
+        "device": torch.cuda.get_device_name() if cuda else "cpu", "precision": a.precision,
         "model": a.model, "seq_len": a.seq_len, "batch": a.batch, "optimizer": a.optimizer,
         "parameters": sum(t.numel() for t in params),
         "warmup": a.warmup, "steps": a.steps, "wall_s": wall,
@@ -140,6 +165,7 @@ def main():
         "step_times_s": [stamps[i + 1] - stamps[i] for i in range(a.steps)],
         "final_loss": float(loss),
         "peak_rss_bytes": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,
+        "peak_memory_reserved_bytes": torch.cuda.max_memory_reserved() if cuda else None,
         "torch_config": torch.__config__.show(),
     }))
 

@@ -2,7 +2,8 @@
 # The bundle's first run on a GPU machine, nothing to build (docs/bundle.md): bin/mgbench-gpu-check [OUT]
 # Within a time budget (MG_GPU_BUDGET_S, default 480 s) it runs, most important first: nvidia-smi, the libraries
 # loaded, mgbench topo, mgbench check at every precision, ResNet-50 training at batch 256 at fp32, tf32, bf16 and
-# fp16 (device-synthetic data) each beside PyTorch channels-last (AMP for 16-bit), the GPU test set,
+# fp16 (device-synthetic data) each beside PyTorch channels-last (AMP for 16-bit), GPT-2 at bf16 (sequence 1024,
+# device-synthetic tokens) beside PyTorch with bf16 autocast, the GPU test set,
 # compute-sanitizer memcheck and racecheck on a 3-step ResNet-18 run, ResNet-50 on JPEGs made on the spot and
 # staged from the host, mgbench comm, mgbench predict to 8 GPUs beside a published 8-GPU figure, then PyTorch
 # eager NCHW and torch.compile while time remains. A failing or missing step (no torchvision, no
@@ -10,12 +11,14 @@
 # Everything goes to OUT (default ./mgbench-gpu-check-<date>-<host>) and OUT.tar.xz: log.txt, steps.tsv (step,
 # status, seconds), one file per step, summary.json and summary.md.
 # Exit 0 when every step passed, 1 when a step failed or was skipped, 77 without a GPU.
-# Knobs: MG_GPU_BATCH (256), MG_GPU_STEPS (20), MG_GPU_WARMUP (5), MG_GPU_BUDGET_S (480), PYTHON (python3).
+# Knobs: MG_GPU_BATCH (256), MG_GPU_LM_BATCH (8, GPT-2's sequences), MG_GPU_STEPS (20), MG_GPU_WARMUP (5),
+# MG_GPU_BUDGET_S (480), PYTHON (python3).
 set -uo pipefail
 bundle=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 mgbench=$bundle/bin/mgbench
 share=$bundle/share/mgbench
 batch=${MG_GPU_BATCH:-256}
+lm_batch=${MG_GPU_LM_BATCH:-8}
 steps=${MG_GPU_STEPS:-20}
 warmup=${MG_GPU_WARMUP:-5}
 budget=${MG_GPU_BUDGET_S:-480}
@@ -55,8 +58,9 @@ step() {
   printf '%s\t%s\t%d\n' "$name" "$status" $((SECONDS - t0)) >>"$out/steps.tsv"
   return $rc
 }
-have_torch=0
+have_torch=0 have_torch_cuda=0
 "$python" -c 'import torch, torchvision; assert torch.cuda.is_available()' 2>/dev/null && have_torch=1
+"$python" -c 'import torch; assert torch.cuda.is_available()' 2>/dev/null && have_torch_cuda=1
 torch_run() {  # NAME PRECISION ARGS...: PyTorch's reference loop, one JSON line into NAME.json
   local name=$1 prec=$2
   shift 2
@@ -89,6 +93,18 @@ for prec in bf16 fp16 tf32 fp32; do
   train "resnet50-$prec" 120 --model resnet50 --precision "$prec" --synthetic-source device
   torch_run "torch-resnet50-$prec-cl" "$prec" --channels-last
 done
+# GPT-2 (124 M) at bf16 on one fixed batch of device-synthetic tokens, beside torch_gpt2.py at the same settings.
+step gpt2-bf16 120 "$mgbench" --device cuda --gpus 1 --model gpt2 --precision bf16 --seq-len 1024 \
+  --batch-size "$lm_batch" --optimizer adamw --steps "$steps" --warmup "$warmup" --synthetic-source device \
+  --no-progress --json "$out/gpt2-bf16.json"
+if ((have_torch_cuda)); then
+  step torch-gpt2-bf16 120 bash -c '"$1" "$2" --device cuda --precision bf16 --model gpt2 --seq-len 1024 \
+    --batch "$3" --steps "$4" --warmup "$5" >"$6"' _ "$python" "$share/torch_gpt2.py" "$lm_batch" "$steps" "$warmup" \
+    "$out/torch-gpt2-bf16.json"
+else
+  printf 'torch-gpt2-bf16\tfailed (%s has no torch with CUDA)\t0\n' "$python" >>"$out/steps.tsv"
+  failed=1
+fi
 step gpu-tests 120 "$bundle/bin/test_gpu" --durations yes
 
 sanitizer=""

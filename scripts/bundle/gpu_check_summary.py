@@ -1,7 +1,7 @@
 """Summarises a bundle GPU check's folder (scripts/bundle/gpu-check.sh) into summary.json and summary.md: mgbench
 against PyTorch per precision (images/s over each timed window, peak memory both ways), the input wait of the
 host-staged JPEG run, the check and sanitizer outcomes, and the 8-GPU predictions beside the published figure and
-the naive forecast (8 x the 1-GPU rate).
+the naive forecast (8 x the 1-GPU rate), and GPT-2's tokens/s beside PyTorch's.
 
   python3 gpu_check_summary.py OUT_DIR PUBLISHED_JSON"""
 import json
@@ -87,6 +87,19 @@ def main():
         if e:
             s["precisions"][prec] = e
 
+    gpt2, torch_gpt2 = first_run(load(out, "gpt2-bf16.json")), load(out, "torch-gpt2-bf16.json")
+    g = {}
+    if gpt2:
+        g["mgbench_tokens_per_sec"] = gpt2.get("tokens_per_sec")
+        g["mgbench_peak_memory_bytes"] = gpt2.get("peak_memory_bytes")
+    if torch_gpt2:
+        g["torch_tokens_per_sec"] = torch_gpt2.get("tokens_per_sec")
+        g["torch_peak_reserved_bytes"] = torch_gpt2.get("peak_memory_reserved_bytes")
+    if g.get("mgbench_tokens_per_sec") and g.get("torch_tokens_per_sec"):
+        g["ratio_vs_torch"] = g["mgbench_tokens_per_sec"] / g["torch_tokens_per_sec"]
+    if g:
+        s["gpt2_bf16"] = g
+
     for prec in ("bf16", "tf32"):
         own = load(out, f"predict-{prec}-nvlink4.json")
         a100 = load(out, f"predict-{prec}-a100-nvlink3.json")
@@ -114,6 +127,13 @@ def main():
         md.append(f"| {prec} | {e.get('mgbench_images_per_sec', 0):.0f} | {e.get('torch_cl_images_per_sec', 0):.0f}"
                   f" | {ratio} | {gib(e.get('mgbench_peak_memory_bytes'))}"
                   f" | {gib(e.get('torch_cl_peak_reserved_bytes'))} | {wait} |")
+    if "gpt2_bf16" in s:
+        g = s["gpt2_bf16"]
+        ratio = f"{g['ratio_vs_torch']:.3f}" if "ratio_vs_torch" in g else "-"
+        md.append(f"\nGPT-2 bf16, sequence 1024: mgbench {g.get('mgbench_tokens_per_sec') or 0:.0f} tokens/s, "
+                  f"PyTorch {g.get('torch_tokens_per_sec') or 0:.0f} tokens/s, ratio {ratio}; peak GiB mgbench "
+                  f"{gib(g.get('mgbench_peak_memory_bytes'))}, "
+                  f"PyTorch reserved {gib(g.get('torch_peak_reserved_bytes'))}")
     for prec, p in s["predictions"].items():
         if "a100_x8_predicted" in p:
             md.append(f"\n{prec}, 8x A100 over NVLink 3: predicted {p['a100_x8_predicted']:.0f} img/s "

@@ -19,7 +19,8 @@ archive=$(ls "$TMP"/dist/mgbench-*-linux-x86_64-cuda13.tar.xz) || fail "no archi
 mkdir "$TMP/unpacked" && tar -C "$TMP/unpacked" -xJf "$archive" || fail "cannot unpack $archive"
 b=$(ls -d "$TMP"/unpacked/mgbench-*)
 for f in bin/mgbench bin/test_gpu bin/mgbench-gpu-check libexec/mgbench libexec/test_gpu MANIFEST README.md \
-         share/mgbench/torch_reference.py share/mgbench/gpu_check_summary.py share/mgbench/published_resnet50.json; do
+         share/mgbench/torch_reference.py share/mgbench/torch_gpt2.py share/mgbench/gpu_check_summary.py \
+         share/mgbench/published_resnet50.json; do
   [[ -e $b/$f ]] || fail "the bundle has no $f"
 done
 [[ -x $b/bin/mgbench-gpu-check ]] || fail "the bundle's bin/mgbench-gpu-check is not executable"
