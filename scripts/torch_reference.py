@@ -136,6 +136,7 @@ def main():
         "torch": torch.__version__,
         "torchvision": torchvision.__version__,
         "device": torch.cuda.get_device_name(dev) if on_gpu else "cpu",
+        "cudnn": torch.backends.cudnn.version() if on_gpu else None,
         "cpu": cpu_model_name(),
         "host": platform.node(),
         "threads": torch.get_num_threads(),

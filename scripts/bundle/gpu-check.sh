@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # The bundle's first run on a GPU machine, nothing to build (docs/bundle.md): bin/mgbench-gpu-check [OUT]
 # Within a time budget (MG_GPU_BUDGET_S, default 480 s) it runs, most important first: nvidia-smi, the libraries
-# loaded, mgbench topo, mgbench check at every precision, ResNet-50 training at batch 256 at fp32, tf32, bf16 and
-# fp16 (device-synthetic data) each beside PyTorch channels-last (AMP for 16-bit), GPT-2 at bf16 (sequence 1024,
-# device-synthetic tokens) beside PyTorch with bf16 autocast, the GPU test set,
-# compute-sanitizer memcheck and racecheck on a 3-step ResNet-18 run, ResNet-50 on JPEGs made on the spot and
+# loaded, mgbench topo, mgbench check at every precision, the GPU test set, ResNet-50's cuDNN choices at fp32,
+# ResNet-50 training at batch 256 at fp32, tf32, bf16 and fp16 (device-synthetic data) each beside PyTorch
+# channels-last (AMP for 16-bit), GPT-2 at bf16 (sequence 1024, device-synthetic tokens) beside PyTorch with bf16
+# autocast, compute-sanitizer memcheck and racecheck on a 3-step ResNet-18 run, ResNet-50 on JPEGs made on the spot and
 # staged from the host, mgbench comm, mgbench predict to 8 GPUs beside a published 8-GPU figure, then PyTorch
 # eager NCHW and torch.compile while time remains. A failing or missing step (no torchvision, no
 # compute-sanitizer) is recorded and the rest still runs; a step the budget cannot fit is recorded as skipped.
@@ -12,7 +12,8 @@
 # status, seconds), one file per step, summary.json and summary.md.
 # Exit 0 when every step passed, 1 when a step failed or was skipped, 77 without a GPU.
 # Knobs: MG_GPU_BATCH (256), MG_GPU_LM_BATCH (8, GPT-2's sequences), MG_GPU_STEPS (20), MG_GPU_WARMUP (5),
-# MG_GPU_BUDGET_S (480), PYTHON (python3).
+# MG_GPU_BUDGET_S (480), PYTHON (python3), MG_GPU_HOST_LIBS=1 (mgbench takes CUDA's libraries from the host, not
+# from PyTorch's wheels).
 set -uo pipefail
 bundle=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 mgbench=$bundle/bin/mgbench
@@ -80,13 +81,25 @@ train() {  # NAME MAX_S ARGS...: mgbench training, JSON into NAME.json
     --no-progress --json "$out/$name.json" "$@"
 }
 
+# mgbench uses PyTorch's own cuDNN, NCCL and cuBLAS wheels when PyTorch is there, so both sides of each comparison
+# run the same libraries (MG_GPU_HOST_LIBS=1 keeps the launcher's search: the host's first).
+if ((have_torch_cuda)) && [[ ${MG_GPU_HOST_LIBS:-0} != 1 && -z ${MGBENCH_CUDA_LIBS:-} ]]; then
+  MGBENCH_CUDA_LIBS=$("$python" -c 'import glob, os, nvidia
+print(":".join(sorted(d for p in nvidia.__path__ for d in glob.glob(os.path.join(p, "*", "lib")))))' 2>/dev/null) &&
+    [[ -n $MGBENCH_CUDA_LIBS ]] && export MGBENCH_CUDA_LIBS
+fi
 say "mgbench-gpu-check: bundle $bundle, results in $out, budget $budget s"
+say "CUDA libraries for mgbench: ${MGBENCH_CUDA_LIBS:-wherever the launcher finds them}"
 step nvidia-smi 20 nvidia-smi
 step environment 20 bash -c 'cat "$1/MANIFEST"; MGBENCH_BUNDLE_VERBOSE=1 "$2" --version; uname -a; nproc; free -g;
   "$3" -c "import torch; print(torch.__version__, torch.version.cuda, torch.backends.cudnn.version()); print(torch.__config__.show())"' \
   _ "$bundle" "$mgbench" "$python"
 step topo 30 "$mgbench" topo
 step check 120 "$mgbench" check --device cuda --precision fp32,tf32,fp16,bf16 --json "$out/check.json"
+step gpu-tests 120 "$bundle/bin/test_gpu" --durations yes
+# Each convolution's cuDNN choice at fp32 and every result cuDNN's search returned (docs/measurement.md).
+step conv-algos-fp32 90 env MGBENCH_CONV_ALGOS=1 "$mgbench" --device cuda --gpus 1 --model resnet50 --precision fp32 \
+  --batch-size "$batch" --steps 5 --warmup 2 --synthetic-source device --no-progress --json "$out/conv-algos-fp32.json"
 
 # ResNet-50 at batch 256, each precision beside PyTorch channels-last (AMP for the 16-bit ones).
 for prec in bf16 fp16 tf32 fp32; do
@@ -105,7 +118,6 @@ else
   printf 'torch-gpt2-bf16\tfailed (%s has no torch with CUDA)\t0\n' "$python" >>"$out/steps.tsv"
   failed=1
 fi
-step gpu-tests 120 "$bundle/bin/test_gpu" --durations yes
 
 sanitizer=""
 for c in "$(command -v compute-sanitizer 2>/dev/null)" "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
@@ -118,9 +130,10 @@ for tool in memcheck racecheck; do
     failed=1
     continue
   fi
-  # Host-staged input so the copy stream runs too; a small batch and image keep the sanitizer's slowdown in budget.
-  step "$tool" 90 "$sanitizer" --tool "$tool" --error-exitcode 3 "$bundle/libexec/mgbench" --device cuda --gpus 1 \
-    --model resnet18 --batch-size 8 --image-size 64 --steps 3 --warmup 1 --synthetic-source host --no-progress \
+  # Host-staged input so the copy stream runs too; a small batch and image keep the sanitizer's slowdown in budget
+  # (racecheck did not finish 4 steps of batch 8 at 64x64 in 90 s on an H100).
+  step "$tool" 150 "$sanitizer" --tool "$tool" --error-exitcode 3 "$bundle/libexec/mgbench" --device cuda --gpus 1 \
+    --model resnet18 --batch-size 2 --image-size 32 --steps 2 --warmup 1 --synthetic-source host --no-progress \
     --no-check --json "$out/$tool-resnet18.json"
 done
 

@@ -62,6 +62,19 @@ def main():
             summary_line = [ln for ln in t.splitlines() if "ERROR SUMMARY" in ln or "RACECHECK SUMMARY" in ln]
             s[tool] = summary_line[-1].strip() if summary_line else "no summary line (see the step's file)"
 
+    # Which cuDNN each side ran: mgbench's loaded library (its environment block) and PyTorch's own.
+    for prec in ("bf16", "fp32", "tf32", "fp16"):
+        mg, ref = load(out, f"resnet50-{prec}.json"), load(out, f"torch-resnet50-{prec}-cl.json")
+        if mg and ref:
+            lib = mg.get("environment", {}).get("libraries", {}).get("cudnn", {})
+            s["cudnn"] = {"mgbench": lib.get("version"), "mgbench_file": lib.get("file"), "torch": ref.get("cudnn")}
+            break
+    algos = first_run(load(out, "conv-algos-fp32.json"))
+    if algos:
+        b = algos["breakdown"]
+        s["conv_algos_fp32"] = {"images_per_sec": algos["images_per_sec"], "forward_s": b["forward_s"],
+                                "backward_s": b["backward_s"], "choices": algos.get("conv_algorithms")}
+
     for prec in ("fp32", "tf32", "bf16", "fp16"):
         run = first_run(load(out, f"resnet50-{prec}.json"))
         e = {}
@@ -134,6 +147,13 @@ def main():
                   f"PyTorch {g.get('torch_tokens_per_sec') or 0:.0f} tokens/s, ratio {ratio}; peak GiB mgbench "
                   f"{gib(g.get('mgbench_peak_memory_bytes'))}, "
                   f"PyTorch reserved {gib(g.get('torch_peak_reserved_bytes'))}")
+    if "cudnn" in s:
+        c = s["cudnn"]
+        md.append(f"\ncuDNN: mgbench {c['mgbench']} ({c['mgbench_file']}), PyTorch {c['torch']}")
+    if "conv_algos_fp32" in s:
+        a = s["conv_algos_fp32"]
+        md.append(f"\nResNet-50 fp32, 5 steps with MGBENCH_CONV_ALGOS=1: {a['images_per_sec']:.0f} img/s, backward "
+                  f"{a['backward_s'] / a['forward_s']:.2f}x forward (conv-algos-fp32.txt lists every search)")
     for prec, p in s["predictions"].items():
         if "a100_x8_predicted" in p:
             md.append(f"\n{prec}, 8x A100 over NVLink 3: predicted {p['a100_x8_predicted']:.0f} img/s "
