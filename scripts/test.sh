@@ -114,8 +114,8 @@ stage "ASan+UBSan: CPU suite" ctest_stage "$root/build-asan" "${asan_env[@]}" -j
 note_failures ASan "$root/build-asan"
 
 # libgomp and oneDNN are not built with TSan: OpenMP teams run at one thread in this build (src/core/omp_team.h;
-# OMP_NUM_THREADS=1 for threads that never set a count), and tests/sanitizers/tsan.supp says what its one
-# suppression (oneDNN's primitive cache lock) hides and why.
+# OMP_NUM_THREADS=1 for threads that never set a count), and CPU layers are created one at a time across replicas
+# (tests/sanitizers/tsan.supp says why it holds no suppression).
 stage "TSan build" sanitized_build "$root/build-tsan" thread test_core test_train test_comm test_data
 stage "TSan: threaded parts" ctest_stage "$root/build-tsan" OMP_NUM_THREADS=1 \
   TSAN_OPTIONS="exitcode=88:halt_on_error=1:second_deadlock_stack=1:history_size=7:suppressions=$supp/tsan.supp" \

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <cstring>
+#include <mutex>
 
 namespace mg {
 namespace cpu {
@@ -100,6 +101,11 @@ std::unique_ptr<LayerOp> create_cpu_layer(CpuBackend& be, const LayerDesc& desc,
   static const LayerRows<CpuBackend> table = join_families<CpuBackend>(
       {cpu::conv_layers, cpu::linear_layers, cpu::norm_layers, cpu::pool_layers, cpu::misc_layers,
        cpu::embedding_layers, cpu::layernorm_layers, cpu::gelu_layers, cpu::attention_layers});
+  // One layer at a time across replicas: oneDNN publishes its primitive cache through uninstrumented code, so
+  // ThreadSanitizer needs this order to see it; and one replica's set-up timing of convolutions never runs
+  // beside another's.
+  static std::mutex creation;
+  const std::lock_guard<std::mutex> lock(creation);
   return create_layer_from(table, be, desc, in_shapes, opt);
 }
 
