@@ -33,7 +33,33 @@ void check_output_path(const std::string& path, const char* option) {
 
 void add_train_options(CLI::App& app, TrainOptions& o) {
   RunConfig& c = o.cfg;
+  // --help shows the options in these groups, in this order; options made later (subcommands) go back to "Options".
+  app.option_defaults()->group("Model and data");
   app.add_option("--model", c.model, "network to train (see `mgbench models`)")->capture_default_str();
+  app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
+  app.add_option("--batch-size", o.batch_size, "images per device per step (global with --scaling strong); default 64 on GPU, 16 on CPU");
+  app.add_option("--scaling", o.scaling, "weak (batch per device) | strong (global batch fixed)")->capture_default_str();
+  app.add_option("--image-size", c.image_size, "input height and width (default: the model's)");
+  app.add_option("--seq-len", c.seq_len, "a language model's tokens per sequence (default: its context length)");
+  app.add_option("--num-classes", o.num_classes, "classifier outputs (default 1000; image models)");
+  app.add_option("--data", c.data, "synthetic | DIR (ImageNet-style folder) | FILE.mgrec | FILE.bin (tokens)")
+      ->capture_default_str();
+  app.add_option("--synthetic-source", o.synthetic_source, "device (one batch kept on the device) | host (staged every step)")->capture_default_str();
+  app.add_option("--data-threads", c.data_threads, "JPEG decode threads per replica")->capture_default_str();
+  app.add_option("--staging-depth", c.staging_depth, "batches in flight between host and device")->capture_default_str();
+  app.add_option("--seed", c.seed, "seed for weights, data order and synthetic data")->capture_default_str();
+  app.add_flag("--skip-bad-images", c.skip_bad_images, "skip (and count) corrupt images instead of failing");
+  app.option_defaults()->group("Optimizer");
+  app.add_option("--optimizer", o.optimizer,
+                 "sgd (with momentum) | adamw (decoupled weight decay, as torch.optim.AdamW)")->capture_default_str();
+  app.add_option("--lr", o.lr, "learning rate (default: 0.01 for sgd, 0.001 for adamw)");
+  app.add_option("--momentum", o.momentum, "SGD momentum (default 0.9)");
+  app.add_option("--weight-decay", o.weight_decay, "weight decay (default: 1e-4 for sgd, 0.01 for adamw)");
+  app.add_option("--adam-beta1", o.adam_beta1, "AdamW's first-moment decay (default 0.9)");
+  app.add_option("--adam-beta2", o.adam_beta2, "AdamW's second-moment decay (default 0.999)");
+  app.add_option("--adam-eps", o.adam_eps, "AdamW's epsilon (default 1e-8)");
+  app.add_option("--loss-scale", c.loss_scale, "initial dynamic loss scale for fp16")->capture_default_str();
+  app.option_defaults()->group("Devices and communication");
   app.add_option("--device", o.device, "cpu | cuda | auto (cuda when a GPU is present)")->capture_default_str();
   app.add_option("--gpus,--devices", o.gpus, "device counts to sweep, e.g. 1,2,4,8 (CPU: replicas)")->delimiter(',');
   app.add_option("--gpu-ids", o.gpu_ids, "device ordinals to use, e.g. 0,2,4,6")->delimiter(',');
@@ -45,38 +71,6 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
                  "implementation, and direct against Winograd for fp32 3x3 stride-1 layers) | direct | winograd "
                  "(pin one, untimed, oneDNN's first implementation of each pass; Winograd where it applies, direct "
                  "elsewhere)")->capture_default_str();
-  app.add_option("--batch-size", o.batch_size, "images per device per step (global with --scaling strong); default 64 on GPU, 16 on CPU");
-  app.add_option("--scaling", o.scaling, "weak (batch per device) | strong (global batch fixed)")->capture_default_str();
-  app.add_option("--steps", o.steps, "timed steps per repeat (default 20 on GPU, 10 on CPU)");
-  app.add_option("--warmup", o.warmup, "untimed warm-up steps (default 5 on GPU, 2 on CPU)");
-  app.add_option("--repeat", c.repeat, "repeat the timed steps R times, keeping all samples")->capture_default_str();
-  app.add_option("--runs", c.runs, "run the whole benchmark P times, each in a fresh process, and pool them: the "
-                 "step-time CI then includes the spread between runs")->capture_default_str();
-  app.add_flag("--forward-only", c.forward_only, "benchmark inference (forward pass only)");
-  app.add_flag("--input-only", c.input_only, "run the input pipeline only (decode, augment, stage), no training");
-  app.add_option("--inject-slowdown", c.inject_slowdown,
-                 "calibration only: make every timed step slower by this fraction of its own time (busy-wait), "
-                 "e.g. 0.10; recorded in the result (scripts/ci-regression.sh --calibrate)");
-  app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
-  app.add_option("--image-size", c.image_size, "input height and width (default: the model's)");
-  app.add_option("--seq-len", c.seq_len, "a language model's tokens per sequence (default: its context length)");
-  app.add_option("--num-classes", o.num_classes, "classifier outputs (default 1000; image models)");
-  app.add_option("--optimizer", o.optimizer,
-                 "sgd (with momentum) | adamw (decoupled weight decay, as torch.optim.AdamW)")->capture_default_str();
-  app.add_option("--lr", o.lr, "learning rate (default: 0.01 for sgd, 0.001 for adamw)");
-  app.add_option("--momentum", o.momentum, "SGD momentum (default 0.9)");
-  app.add_option("--weight-decay", o.weight_decay, "weight decay (default: 1e-4 for sgd, 0.01 for adamw)");
-  app.add_option("--adam-beta1", o.adam_beta1, "AdamW's first-moment decay (default 0.9)");
-  app.add_option("--adam-beta2", o.adam_beta2, "AdamW's second-moment decay (default 0.999)");
-  app.add_option("--adam-eps", o.adam_eps, "AdamW's epsilon (default 1e-8)");
-  app.add_option("--loss-scale", c.loss_scale, "initial dynamic loss scale for fp16")->capture_default_str();
-  app.add_option("--data", c.data, "synthetic | DIR (ImageNet-style folder) | FILE.mgrec | FILE.bin (tokens)")
-      ->capture_default_str();
-  app.add_option("--synthetic-source", o.synthetic_source, "device (one batch kept on the device) | host (staged every step)")->capture_default_str();
-  app.add_option("--data-threads", c.data_threads, "JPEG decode threads per replica")->capture_default_str();
-  app.add_option("--staging-depth", c.staging_depth, "batches in flight between host and device")->capture_default_str();
-  app.add_option("--seed", c.seed, "seed for weights, data order and synthetic data")->capture_default_str();
-  app.add_flag("--skip-bad-images", c.skip_bad_images, "skip (and count) corrupt images instead of failing");
   app.add_option("--bucket-mb", c.bucket_mb, "gradient bucket size in MiB")->capture_default_str();
   app.add_flag("--no-overlap", o.no_overlap, "start all-reduce only after the whole backward pass");
   app.add_option("--allreduce-dtype", o.allreduce_dtype, "fp32 | fp16 | bf16 (default: fp32 gradients)");
@@ -88,6 +82,20 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_option("--comm-timeout", c.comm_timeout_s, "seconds before a lost rank fails the run")->capture_default_str();
   app.add_option("--transport", o.transports, "transports to compare, e.g. auto,p2p,shm,net (NCCL) or local,tcp (CPU)")->delimiter(',');
   app.add_option("--gloo-iface", c.gloo_iface, "network interface for Gloo's TCP transport");
+  app.option_defaults()->group("Measurement");
+  app.add_option("--steps", o.steps, "timed steps per repeat (default 20 on GPU, 10 on CPU)");
+  app.add_option("--warmup", o.warmup, "untimed warm-up steps (default 5 on GPU, 2 on CPU)");
+  app.add_option("--repeat", c.repeat, "repeat the timed steps R times, keeping all samples")->capture_default_str();
+  app.add_option("--runs", c.runs, "run the whole benchmark P times, each in a fresh process, and pool them: the "
+                 "step-time CI then includes the spread between runs")->capture_default_str();
+  app.add_flag("--forward-only", c.forward_only, "benchmark inference (forward pass only)");
+  app.add_flag("--input-only", c.input_only, "run the input pipeline only (decode, augment, stage), no training");
+  app.add_option("--inject-slowdown", c.inject_slowdown,
+                 "calibration only: make every timed step slower by this fraction of its own time (busy-wait), "
+                 "e.g. 0.10; recorded in the result (scripts/ci-regression.sh --calibrate)");
+  app.add_flag("--no-check", o.no_check,
+               "skip the correctness check of the model's layers and a few training steps before timing");
+  app.option_defaults()->group("Output");
   app.add_option("--json", c.json_path, "write the result as JSON (atomically)");
   app.add_option("--trace", c.trace_path, "write a Chrome/Perfetto trace of the largest device count");
   app.add_option("--html", o.html_path, "write a self-contained HTML report (plots, tables, environment)");
@@ -95,8 +103,7 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.add_flag("--progress", o.progress,
                "the progress line on stderr even when not on a terminal, e.g. for a log that follows the run")
       ->excludes(no_progress);
-  app.add_flag("--no-check", o.no_check,
-               "skip the correctness check of the model's layers and a few training steps before timing");
+  app.option_defaults()->group("Options");
 }
 
 void check_bucket_mb(double bucket_mb) {
