@@ -101,11 +101,6 @@ step gpu-tests 120 "$bundle/bin/test_gpu" --durations yes
 step conv-algos-fp32 90 env MGBENCH_CONV_ALGOS=1 "$mgbench" --device cuda --gpus 1 --model resnet50 --precision fp32 \
   --batch-size "$batch" --steps 5 --warmup 2 --synthetic-source device --no-progress --json "$out/conv-algos-fp32.json"
 
-# ResNet-50 at batch 256, each precision beside PyTorch channels-last (AMP for the 16-bit ones).
-for prec in bf16 fp16 tf32 fp32; do
-  train "resnet50-$prec" 120 --model resnet50 --precision "$prec" --synthetic-source device
-  torch_run "torch-resnet50-$prec-cl" "$prec" --channels-last
-done
 # GPT-2 (124 M) at bf16 on one fixed batch of device-synthetic tokens, beside torch_gpt2.py at the same settings.
 step gpt2-bf16 120 "$mgbench" --device cuda --gpus 1 --model gpt2 --precision bf16 --seq-len 1024 \
   --batch-size "$lm_batch" --optimizer adamw --steps "$steps" --warmup "$warmup" --synthetic-source device \
@@ -118,6 +113,11 @@ else
   printf 'torch-gpt2-bf16\tfailed (%s has no torch with CUDA)\t0\n' "$python" >>"$out/steps.tsv"
   failed=1
 fi
+# ResNet-50 at batch 256, each precision beside PyTorch channels-last (AMP for the 16-bit ones).
+for prec in bf16 fp16 tf32 fp32; do
+  train "resnet50-$prec" 120 --model resnet50 --precision "$prec" --synthetic-source device
+  torch_run "torch-resnet50-$prec-cl" "$prec" --channels-last
+done
 
 sanitizer=""
 for c in "$(command -v compute-sanitizer 2>/dev/null)" "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
