@@ -10,7 +10,7 @@
 
 #include "core/ends_with.h"
 #include "core/error.h"
-#include "result/result_json.h"
+#include "result/comm_result_json.h"
 
 namespace mg {
 
@@ -231,7 +231,7 @@ LinkModel parse_link(const std::string& text, const std::string& option) {
   if (text.empty()) throw UsageError(option + ": empty link name");
   if (text.find('=') != std::string::npos) return parse_spec(text, option);
   if (ends_with(lower(text), ".json")) {
-    LinkModel m = link_from_comm_json(read_json_file(text), text);
+    LinkModel m = link_from_comm(read_comm_result_file(text), text);
     m.label = text;
     return m;
   }
@@ -255,30 +255,27 @@ LinkModel parse_link(const std::string& text, const std::string& option) {
                    "; or bw=<rate>,lat=<time>; or a mgbench comm JSON file)");
 }
 
-LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source) {
-  if (!j.is_object() || j.value("tool", "") != "mgbench comm" || !j.contains("results") || !j["results"].is_array())
-    throw UsageError(source + ": not a mgbench comm result (no \"tool\": \"mgbench comm\" with results)");
-  if (j.value("allreduce", "ring") != "ring")
-    throw UsageError(source + ": was measured with --allreduce " + j.value("allreduce", "") +
+LinkModel link_from_comm(const CommResult& c, const std::string& source) {
+  if (c.allreduce != "ring")
+    throw UsageError(source + ": was measured with --allreduce " + c.allreduce +
                      "; a link is described by the ring all-reduce (mgbench comm --op allreduce)");
   std::string transport;
   int ranks = 0;
   // Mean of the in-place and out-of-place times per size (the gradient buckets are all-reduced in place, but
   // both are the same transfer and two measurements are steadier than one).
   std::map<double, std::pair<double, int>> by_size, gap_by_size;
-  const double gap_s = j.value("gap_s", 0.0);
-  for (const auto& r : j["results"]) {
-    if (!r.is_object() || r.value("op", "") != "allreduce") continue;
-    const std::string t = r.value("transport", "");
-    if (transport.empty()) transport = t;
-    if (t != transport) continue;  // the first transport of a side-by-side run
-    const double bytes = r.value("bytes", 0.0), us = r.value("time_us", 0.0);
-    ranks = r.value("devices", 0);
+  const double gap_s = c.gap_s;
+  for (const CommRow& r : c.rows) {
+    if (r.op != "allreduce") continue;
+    if (transport.empty()) transport = r.transport;
+    if (r.transport != transport) continue;  // the first transport of a side-by-side run
+    const double bytes = static_cast<double>(r.bytes), us = r.time_us;
+    ranks = r.devices;
     if (bytes > 0 && us > 0) {
       by_size[bytes].first += us * 1e-6;
       by_size[bytes].second += 1;
     }
-    const double gap_us = r.value("gap_time_us", 0.0);
+    const double gap_us = r.gap_time_us;
     if (gap_s > 0 && bytes > 0 && gap_us > 0) {
       gap_by_size[bytes].first += gap_us * 1e-6;
       gap_by_size[bytes].second += 1;

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include <nlohmann/json.hpp>
+#include "result/comm_result.h"
 
 namespace mg {
 
@@ -57,7 +57,7 @@ std::vector<std::string> split_link_list(const std::string& text);
 
 // Fits latency and bandwidth to the all-reduce rows of a `mgbench comm` result (one transport, out-of-place),
 // weighting by 1/time^2 so small and large messages count alike; keeps the curve for interpolation.
-LinkModel link_from_comm_json(const nlohmann::json& j, const std::string& source);
+LinkModel link_from_comm(const CommResult& c, const std::string& source);
 
 // Ring all-reduce of `bytes` over n ranks on this link alone: 2(n-1) latency terms + 2(n-1)/n * bytes / bw.
 // With a measured curve, the curve at the size whose bandwidth term matches, corrected for the latency terms.

@@ -147,41 +147,30 @@ std::string result_environment(const ResultInput& in) {
 }
 
 std::string comm_environment(const CommInput& in) {
-  const json& e = in.environment;
-  std::string libs;
-  if (e.contains("libraries") && e["libraries"].is_object())
-    for (const auto& [k, v] : e["libraries"].items()) libs += (libs.empty() ? "" : ", ") + k + " " + js(e["libraries"], k.c_str());
-  std::string devices;
-  if (e.contains("local_devices") && e["local_devices"].is_array() && !e["local_devices"].empty() &&
-      e["local_devices"][0].is_string())
-    devices = fmt::format("{} × {} per process", e["local_devices"].size(), e["local_devices"][0].get<std::string>());
+  const CommResult& r = in.result;
+  const Environment& e = r.env;
+  const std::string devices =
+      r.local_devices.empty() ? "" : fmt::format("{} × {} per process", r.local_devices.size(), r.local_devices[0]);
   std::string transport_env;
-  if (e.contains("transport_env") && e["transport_env"].is_object())
-    for (const auto& [t, vars] : e["transport_env"].items()) {
-      std::string vs;
-      if (vars.is_object())
-        for (const auto& [k, v] : vars.items()) vs += (vs.empty() ? "" : " ") + k + "=" + (v.is_string() ? v.get<std::string>() : v.dump());
-      transport_env += (transport_env.empty() ? "" : "; ") + t + (vs.empty() ? "" : ": " + vs);
-    }
-  std::string vars;
-  if (e.contains("env_vars") && e["env_vars"].is_object())
-    for (const auto& [k, v] : e["env_vars"].items())
-      vars += (vars.empty() ? "" : ", ") + k + " " + (v.is_string() ? v.get<std::string>() : v.dump());
+  for (const auto& [t, vars] : r.transport_env) {
+    std::string vs;
+    for (const auto& [k, v] : vars) vs += (vs.empty() ? "" : " ") + k + "=" + v;
+    transport_env += (transport_env.empty() ? "" : "; ") + t + (vs.empty() ? "" : ": " + vs);
+  }
   return "<h3>" + escape(in.label) + "</h3>\n" +
          dl({{"file", in.path},
              {"kind", "collective benchmark (mgbench comm)"},
-             {"mgbench", js(e, "mgbench_version") + " (commit " + js(e, "git_commit") + ")"},
-             {"host", js(e, "host")},
-             {"CPU", js(e, "cpu")},
-             {"device", js(e, "device")},
+             {"mgbench", e.mgbench_version + " (commit " + e.git_commit + ")"},
+             {"host", e.host},
+             {"CPU", e.cpu},
+             {"device", r.device},
              {"devices", devices},
-             {"ranks", fmt::format("{} ({} process(es), launcher {})", js(e, "ranks"), js(e, "processes"),
-                                   js(e, "launcher"))},
-             {"libraries", libs},
-             {"topology", topology_summary(e.value("topology", json::object()))},
+             {"ranks", fmt::format("{} ({} process(es), launcher {})", e.world_size, r.processes, e.launcher)},
+             {"libraries", map_line(e.versions)},
+             {"topology", topology_summary(e.topology)},
              {"transports", transport_env},
-             {"environment variables", vars},
-             {"command line", js(e, "command_line")}});
+             {"environment variables", map_line(e.env_vars)},
+             {"command line", e.command_line}});
 }
 
 std::string compare_environment(const CompareInput& in) {
@@ -211,8 +200,8 @@ std::string differences(const ReportInputs& in) {
     seen["devices"].insert(devs);
   }
   for (const auto& c : in.comms) {
-    seen["host"].insert(js(c.environment, "host"));
-    seen["mgbench commit"].insert(js(c.environment, "git_commit"));
+    seen["host"].insert(c.result.env.host);
+    seen["mgbench commit"].insert(c.result.env.git_commit);
   }
   std::string s;
   for (const auto& [k, v] : seen)

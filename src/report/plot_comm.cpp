@@ -15,7 +15,7 @@ std::vector<Figure> comm_file_figures(const CommInput& in) {
   std::map<std::string, XYSeries> busbw, time;
   std::map<std::string, int> colour_of;
   Figure bw, lat;
-  for (const CommRow& r : in.rows) {
+  for (const CommRow& r : in.result.rows) {
     const std::string group = r.transport + " " + r.op;
     if (!colour_of.count(group)) colour_of.emplace(group, static_cast<int>(colour_of.size()));
     const std::string name = fmt::format("{} ({}, {} ranks)", group, r.in_place ? "in-place" : "out-of-place",
@@ -29,12 +29,12 @@ std::vector<Figure> comm_file_figures(const CommInput& in) {
       busbw[name] = s;
       time[name] = s;
     }
-    busbw[name].x.push_back(r.bytes);
+    busbw[name].x.push_back(static_cast<double>(r.bytes));
     busbw[name].y.push_back(r.busbw_GBps);
-    time[name].x.push_back(r.bytes);
+    time[name].x.push_back(static_cast<double>(r.bytes));
     time[name].y.push_back(r.time_us);
     bw.table.rows.push_back({r.transport, r.op, r.in_place ? "in-place" : "out-of-place", r.dtype,
-                             format_bytes(r.bytes), format_sig(r.time_us), format_sig(r.algbw_GBps),
+                             format_bytes(static_cast<double>(r.bytes)), format_sig(r.time_us), format_sig(r.algbw_GBps),
                              format_sig(r.busbw_GBps), std::to_string(r.wrong)});
     bw.table.highlight.push_back(r.wrong != 0);
   }

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "core/error.h"
+#include "result/comm_result_json.h"
 #include "result/result_json.h"
 
 namespace mg {
@@ -56,27 +57,8 @@ bool interval(const json& v, double& lo, double& hi) {
 CommInput comm_from_json(const json& j, const std::string& path) {
   CommInput c;
   c.path = path;
-  const auto res = j.find("results");
-  if (res == j.end() || !res->is_array())
-    throw UsageError(path + ": mgbench comm output without a \"results\" array");
-  for (const json& r : *res) {
-    if (!r.is_object() || !r.contains("bytes") || !r.contains("busbw_GBps"))
-      throw UsageError(path + ": results: an entry lacks bytes or busbw_GBps");
-    CommRow row;
-    row.op = text(r, "op");
-    row.dtype = text(r, "dtype");
-    row.transport = text(r, "transport");
-    row.bytes = number(r, "bytes");
-    row.time_us = number(r, "time_us");
-    row.algbw_GBps = number(r, "algbw_GBps");
-    row.busbw_GBps = number(r, "busbw_GBps");
-    row.in_place = flag(r, "in_place");
-    row.devices = static_cast<int>(number(r, "devices"));
-    row.wrong = static_cast<int64_t>(number(r, "wrong"));
-    c.rows.push_back(row);
-  }
-  if (c.rows.empty()) throw UsageError(path + ": mgbench comm output with no results");
-  c.environment = j.value("environment", json::object());
+  c.result = comm_result_from_json(j, path);
+  if (c.result.rows.empty()) throw UsageError(path + ": mgbench comm output with no results");
   return c;
 }
 
@@ -106,18 +88,8 @@ ComparePair compare_pair_from_json(const json& p) {
   out.label = text(object(p, "key"), "label");
   out.verdict = text(p, "verdict");
   const json base = object(p, "base"), next = object(p, "new");
-  const json ratio = p.value("ratio", json());
-  if (ratio.is_object()) {
-    out.ratio = number(ratio, "value");
-    out.lo = number(ratio, "lo");
-    out.hi = number(ratio, "hi");
-  } else {
-    out.ratio = ratio.is_number() ? ratio.get<double>() : 0;
-    if (!interval(p.value("ratio_ci95", json()), out.lo, out.hi)) {
-      out.lo = number(p, "ratio_lo");
-      out.hi = number(p, "ratio_hi");
-    }
-  }
+  out.ratio = number(p, "ratio");
+  interval(p.value("ratio_ci95", json()), out.lo, out.hi);
   out.base_ips = number(base, "median_images_per_sec");
   out.new_ips = number(next, "median_images_per_sec");
   if (!(out.hi >= out.lo && out.lo > 0)) {
@@ -141,7 +113,7 @@ ComparePair compare_pair_from_json(const json& p) {
 void add_report_json(ReportInputs& in, const json& j, const std::string& path) {
   if (j.is_object() && j.contains("schema_version") && j.contains("runs")) {
     in.results.push_back({"", path, result_from_json(j, path)});
-  } else if (j.is_object() && text(j, "tool") == "mgbench comm") {
+  } else if (j.is_object() && text(j, "tool") == kCommTool) {
     in.comms.push_back(comm_from_json(j, path));
   } else if (j.is_object() && j.contains("compare_schema_version")) {
     in.compares.push_back(compare_from_json(j, path));

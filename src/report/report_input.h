@@ -1,7 +1,7 @@
 // What `mgbench report` reads: training results, predictions (the same result type, kind "prediction"),
 // `mgbench comm --json` output and `mgbench compare --json` output, recognised by their contents and
-// labelled for the page. The comm and compare outputs are read generically (only the fields the plots need),
-// so a reader here follows their writers without linking them.
+// labelled for the page. Results and comm outputs are read through their typed readers (src/result/); compare
+// output is read generically (only the fields the plots need).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -9,6 +9,7 @@
 
 #include <nlohmann/json.hpp>
 
+#include "result/comm_result.h"
 #include "result/run_result.h"
 
 namespace mg {
@@ -18,18 +19,9 @@ struct ResultInput {
   RunResult result;
 };
 
-struct CommRow {
-  std::string op, dtype, transport;
-  double bytes = 0, time_us = 0, algbw_GBps = 0, busbw_GBps = 0;
-  bool in_place = false;
-  int devices = 0;
-  int64_t wrong = 0;
-};
-
 struct CommInput {
   std::string label, path;
-  std::vector<CommRow> rows;
-  nlohmann::json environment;  // as `mgbench comm` wrote it
+  CommResult result;
 };
 
 struct ComparePair {
@@ -66,9 +58,8 @@ void add_report_json(ReportInputs& in, const nlohmann::json& j, const std::strin
 // .json files, or a file that is none of the above.
 ReportInputs load_report_inputs(const std::vector<std::string>& paths);
 
-// One pair of `mgbench compare --json` output: the ratio and its interval, whichever of the spellings the
-// file uses ("ratio_ci95": [lo, hi], "ratio_lo"/"ratio_hi", or "ratio": {"value", "lo", "hi"}); without one,
-// the interval from the sides' images/s intervals (new lo / base hi .. new hi / base lo, conservative).
+// One pair of `mgbench compare --json` output: the ratio and its interval ("ratio_ci95": [lo, hi]); without a
+// usable one, the interval from the sides' images/s intervals (new lo / base hi .. new hi / base lo, conservative).
 ComparePair compare_pair_from_json(const nlohmann::json& p);
 
 }  // namespace mg

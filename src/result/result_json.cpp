@@ -9,7 +9,8 @@
 
 #include "core/error.h"
 #include "core/atomic_file.h"
-#include "result/json_value.h"
+#include "result/json_reader.h"
+#include "result/loaded_libraries_json.h"
 #include "result/summary.h"
 
 namespace mg {
@@ -126,12 +127,6 @@ json run_json(const DeviceCountResult& r) {
           {"run_samples", r.run_samples}};
 }
 
-json libraries_json(const std::map<std::string, LoadedLibrary>& libs) {
-  json out = json::object();
-  for (const auto& [name, lib] : libs) out[name] = {{"file", lib.file}, {"version", lib.version}};
-  return out;
-}
-
 json environment_json(const Environment& e) {
   json devices = json::array();
   for (const DeviceInfo& d : e.devices)
@@ -141,54 +136,14 @@ json environment_json(const Environment& e) {
           {"cpu", e.cpu},
           {"devices", devices},
           {"versions", e.versions},
-          {"libraries", libraries_json(e.libraries)},
+          {"libraries", loaded_libraries_json(e.libraries)},
           {"env_vars", e.env_vars},
           {"topology", e.topology.is_null() ? json::object() : e.topology},
           {"launcher", e.launcher},
           {"world_size", e.world_size}};
 }
 
-// ---- reading: every access names the file and the JSON path, so a hand-edited file fails with a clear line.
-
-class Reader {
- public:
-  explicit Reader(std::string source) : source_(std::move(source)) {}
-
-  [[noreturn]] void fail(const std::string& where, const std::string& what) const { fail(where + ": " + what); }
-  [[noreturn]] void fail(const std::string& message) const { throw UsageError(source_ + ": " + message); }
-
-  const json& at(const json& j, const std::string& where, const std::string& key) const {
-    if (!j.is_object()) fail(where, "expected an object");
-    auto it = j.find(key);
-    if (it == j.end()) fail(where, std::string("missing field '") + key + "'");
-    return *it;
-  }
-
-  template <class T>
-  T get(const json& j, const std::string& where, const std::string& key) const {
-    const json& v = at(j, where, key);
-    if (std::optional<T> x = json_value<T>(v)) return *x;
-    fail(where + "." + key, json_value_refusal(v));
-  }
-
-  // A field that later versions might add; absent in older files of the same schema version.
-  template <class T>
-  T get_or(const json& j, const std::string& where, const std::string& key, T fallback) const {
-    if (!j.is_object() || !j.contains(key)) return fallback;
-    return get<T>(j, where, key);
-  }
-
-  const json& array(const json& j, const std::string& where, const std::string& key) const {
-    const json& v = at(j, where, key);
-    if (!v.is_array()) fail(where + "." + key, "expected an array");
-    return v;
-  }
-
- private:
-  std::string source_;
-};
-
-Environment environment_from_json(const Reader& rd, const json& j) {
+Environment environment_from_json(const JsonReader& rd, const json& j) {
   const std::string w = "environment";
   Environment e;
   e.host = rd.get<std::string>(j, w, "host");
@@ -205,12 +160,7 @@ Environment environment_from_json(const Reader& rd, const json& j) {
   }
   e.versions = rd.get<std::map<std::string, std::string>>(j, w, "versions");
   if (j.contains("libraries")) {  // absent in files written before loaded libraries were recorded
-    const json& libs = rd.at(j, w, "libraries");
-    if (!libs.is_object()) rd.fail(w + ".libraries", "expected an object");
-    for (const auto& [name, lib] : libs.items()) {
-      const std::string lw = w + ".libraries." + name;
-      e.libraries[name] = {rd.get<std::string>(lib, lw, "file"), rd.get<std::string>(lib, lw, "version")};
-    }
+    e.libraries = loaded_libraries_from_json(rd, j["libraries"], w + ".libraries");
   }
   e.env_vars = rd.get<std::map<std::string, std::string>>(j, w, "env_vars");
   e.topology = rd.at(j, w, "topology");
@@ -219,7 +169,7 @@ Environment environment_from_json(const Reader& rd, const json& j) {
   return e;
 }
 
-StepStats step_stats_from_json(const Reader& rd, const json& j, const std::string& w) {
+StepStats step_stats_from_json(const JsonReader& rd, const json& j, const std::string& w) {
   StepStats s;
   s.median_s = rd.get<double>(j, w, "median_s");
   s.mean_s = rd.get<double>(j, w, "mean_s");
@@ -236,14 +186,14 @@ StepStats step_stats_from_json(const Reader& rd, const json& j, const std::strin
   return s;
 }
 
-StepBreakdown breakdown_from_json(const Reader& rd, const json& j, const std::string& w) {
+StepBreakdown breakdown_from_json(const JsonReader& rd, const json& j, const std::string& w) {
   StepBreakdown b;
   for (const BreakdownPart& p : kBreakdownParts) b.*p.field = rd.get<double>(j, w, std::string(p.key) + "_s");
   b.total = rd.get<double>(j, w, "total_s");
   return b;
 }
 
-std::vector<StepBreakdown> samples_from_json(const Reader& rd, const json& j, const std::string& w) {
+std::vector<StepBreakdown> samples_from_json(const JsonReader& rd, const json& j, const std::string& w) {
   const auto total = rd.get<std::vector<double>>(j, w, "total_s");
   std::vector<StepBreakdown> out(total.size());
   for (size_t i = 0; i < total.size(); ++i) out[i].total = total[i];
@@ -258,7 +208,7 @@ std::vector<StepBreakdown> samples_from_json(const Reader& rd, const json& j, co
   return out;
 }
 
-DeviceCountResult run_from_json(const Reader& rd, const json& j, const std::string& w) {
+DeviceCountResult run_from_json(const JsonReader& rd, const json& j, const std::string& w) {
   DeviceCountResult r;
   r.devices = rd.get<int>(j, w, "devices");
   r.transport = rd.get<std::string>(j, w, "transport");
@@ -390,7 +340,7 @@ json to_json(const RunResult& r) {
 }
 
 RunResult result_from_json(const json& j, const std::string& source) {
-  const Reader rd(source);
+  const JsonReader rd(source);
   if (!j.is_object()) rd.fail("(top level)", "expected an object, found " + std::string(j.type_name()));
   // Other tools' files (`mgbench comm --json`) are named, not reported as a result with a field missing.
   if (!j.contains("schema_version") && j.contains("tool") && j["tool"].is_string())

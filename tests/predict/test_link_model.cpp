@@ -108,24 +108,32 @@ TEST_CASE("a link list keeps bw=..,lat=.. groups together") {
 
 namespace {
 
-// A comm result as `mgbench comm --json` writes it, times from an exact ring model at `ranks`.
-nlohmann::json comm_json(int ranks, double lat, double bw, const std::vector<double>& sizes) {
-  nlohmann::json rows = nlohmann::json::array();
-  for (double s : sizes) {
-    const double t = 2.0 * (ranks - 1) * lat + 2.0 * (ranks - 1) / ranks * s / bw;
-    for (bool in_place : {false, true})
-      rows.push_back({{"op", "allreduce"}, {"dtype", "fp32"}, {"bytes", s}, {"count", s / 4}, {"in_place", in_place},
-                      {"time_us", t * 1e6}, {"algbw_GBps", 0}, {"busbw_GBps", 0}, {"wrong", 0},
-                      {"transport", "auto"}, {"devices", ranks}});
+// A comm result as `mgbench comm` measures it, times from an exact ring model at `ranks`.
+CommResult comm_result(int ranks, double lat, double bw, const std::vector<size_t>& sizes) {
+  CommResult c;
+  for (size_t s : sizes) {
+    const double t = 2.0 * (ranks - 1) * lat + 2.0 * (ranks - 1) / ranks * static_cast<double>(s) / bw;
+    for (bool in_place : {false, true}) {
+      CommRow r;
+      r.op = "allreduce";
+      r.dtype = "fp32";
+      r.bytes = s;
+      r.count = s / 4;
+      r.in_place = in_place;
+      r.time_us = t * 1e6;
+      r.transport = "auto";
+      r.devices = ranks;
+      c.rows.push_back(r);
+    }
   }
-  return {{"tool", "mgbench comm"}, {"op", "allreduce"}, {"results", rows}};
+  return c;
 }
 
 }  // namespace
 
 TEST_CASE("a mgbench comm curve: latency and bandwidth fitted, the curve interpolated and rescaled") {
-  const std::vector<double> sizes = {65536, 262144, 1048576, 4194304, 16777216};
-  const LinkModel m = link_from_comm_json(comm_json(2, 50e-6, 1e9, sizes), "c.json");
+  const std::vector<size_t> sizes = {65536, 262144, 1048576, 4194304, 16777216};
+  const LinkModel m = link_from_comm(comm_result(2, 50e-6, 1e9, sizes), "c.json");
   CHECK(m.latency_s == Approx(50e-6).epsilon(1e-6));
   CHECK(m.bandwidth_Bps == Approx(1e9).epsilon(1e-6));
   CHECK(m.fit_rms_rel < 1e-9);
@@ -139,12 +147,12 @@ TEST_CASE("a mgbench comm curve: latency and bandwidth fitted, the curve interpo
 }
 
 TEST_CASE("a comm result measured with --gap: all-reduces after a gap read the gap curve") {
-  const std::vector<double> sizes = {4096, 65536, 1048576, 16777216};
-  nlohmann::json j = comm_json(2, 50e-6, 1e9, sizes);
+  const std::vector<size_t> sizes = {4096, 65536, 1048576, 16777216};
+  CommResult j = comm_result(2, 50e-6, 1e9, sizes);
   // Back to back: the plain ring; after the gap 2 ms more at every size.
-  j["gap_s"] = 0.01;
-  for (auto& r : j["results"]) r["gap_time_us"] = r["time_us"].get<double>() + 2000;
-  const LinkModel m = link_from_comm_json(j, "gap.json");
+  j.gap_s = 0.01;
+  for (CommRow& r : j.rows) r.gap_time_us = r.time_us + 2000;
+  const LinkModel m = link_from_comm(j, "gap.json");
   CHECK(m.gap_s == Approx(0.01));
   CHECK(m.gap_curve.size() == sizes.size());
   CHECK(m.description.find("after a gap of 0.01 s") != std::string::npos);
@@ -159,48 +167,48 @@ TEST_CASE("a comm result measured with --gap: all-reduces after a gap read the g
   CHECK(ring_allreduce_time(m, 4e6, 8, true) - ring_allreduce_time(m, 4e6, 8) == Approx(0.002).epsilon(1e-3));
   // A gap curve below the back-to-back fit's intercept (small messages on an idle stream often are) is still
   // the answer at the measured rank count, not raised to the intercept.
-  nlohmann::json fast = comm_json(2, 50e-6, 1e9, sizes);
-  fast["gap_s"] = 0.01;
-  for (auto& r : fast["results"]) r["gap_time_us"] = r["time_us"].get<double>() / 4;
-  const LinkModel f = link_from_comm_json(fast, "fast.json");
+  CommResult fast = comm_result(2, 50e-6, 1e9, sizes);
+  fast.gap_s = 0.01;
+  for (CommRow& r : fast.rows) r.gap_time_us = r.time_us / 4;
+  const LinkModel f = link_from_comm(fast, "fast.json");
   CHECK(ring_allreduce_time(f, 4096, 2, true) == Approx((2 * 50e-6 + 4096 / 1e9) / 4).epsilon(1e-6));
   CHECK(ring_allreduce_time(f, 4e6, 8, true) >= ring_allreduce_time(f, 4e6, 2, true));
   // Measured with 8 ranks, asked for 2: a point below the intercept is scaled by the latency terms (2 of 14),
   // not wiped out by subtracting 14 and adding 2.
-  nlohmann::json wide = comm_json(8, 50e-6, 1e9, sizes);
-  wide["gap_s"] = 0.01;
-  for (auto& r : wide["results"]) r["gap_time_us"] = r["time_us"].get<double>() / 4;
-  const LinkModel w = link_from_comm_json(wide, "wide.json");
+  CommResult wide = comm_result(8, 50e-6, 1e9, sizes);
+  wide.gap_s = 0.01;
+  for (CommRow& r : wide.rows) r.gap_time_us = r.time_us / 4;
+  const LinkModel w = link_from_comm(wide, "wide.json");
   const double at8 = ring_allreduce_time(w, 4096, 8, true);
   CHECK(at8 == Approx((14 * 50e-6 + 2.0 * 7 / 8 * 4096 / 1e9) / 4).epsilon(1e-6));
   const double at2 = ring_allreduce_time(w, 4096, 2, true);
   CHECK(at2 > 0);
   CHECK(at2 < at8);
   // Without --gap there is no gap curve: after a gap costs what back to back does.
-  const LinkModel plain = link_from_comm_json(comm_json(2, 50e-6, 1e9, sizes), "plain.json");
+  const LinkModel plain = link_from_comm(comm_result(2, 50e-6, 1e9, sizes), "plain.json");
   CHECK(plain.gap_curve.empty());
   CHECK(ring_allreduce_time(plain, 6344, 2, true) == ring_allreduce_time(plain, 6344, 2));
   CHECK(gap_extra_time(plain, 6344, 2) == 0);
   // A result that says --gap but lacks the figure for a size is refused, not half used.
-  j["results"][2].erase("gap_time_us");
-  j["results"][3].erase("gap_time_us");
-  CHECK_THROWS_AS(link_from_comm_json(j, "partial.json"), UsageError);
+  j.rows[2].gap_time_us = 0;
+  j.rows[3].gap_time_us = 0;
+  CHECK_THROWS_AS(link_from_comm(j, "partial.json"), UsageError);
   // So is one whose gapped sizes are as many as the timed ones but not the same sizes.
-  nlohmann::json odd = j["results"][0];
-  odd["bytes"] = 8192.0;
-  odd["time_us"] = 0.0;
-  odd["gap_time_us"] = 3000.0;
-  j["results"].push_back(odd);
-  CHECK_THROWS_AS(link_from_comm_json(j, "shifted.json"), UsageError);
+  CommRow odd = j.rows[0];
+  odd.bytes = 8192;
+  odd.time_us = 0;
+  odd.gap_time_us = 3000;
+  j.rows.push_back(odd);
+  CHECK_THROWS_AS(link_from_comm(j, "shifted.json"), UsageError);
 }
 
 TEST_CASE("a comm result that cannot describe a link is refused") {
-  CHECK_THROWS_AS(link_from_comm_json(nlohmann::json::object(), "x.json"), UsageError);
-  CHECK_THROWS_AS(link_from_comm_json(comm_json(2, 1e-5, 1e9, {65536}), "one-size.json"), UsageError);
-  CHECK_THROWS_AS(link_from_comm_json(comm_json(1, 1e-5, 1e9, {65536, 262144}), "one-rank.json"), UsageError);
-  nlohmann::json flat = comm_json(2, 1e-5, 1e9, {65536, 262144});
-  for (auto& r : flat["results"]) r["time_us"] = 100.0;  // no growth with size: no bandwidth
-  CHECK_THROWS_AS(link_from_comm_json(flat, "flat.json"), UsageError);
+  CHECK_THROWS_AS(link_from_comm(CommResult{}, "x.json"), UsageError);
+  CHECK_THROWS_AS(link_from_comm(comm_result(2, 1e-5, 1e9, {65536}), "one-size.json"), UsageError);
+  CHECK_THROWS_AS(link_from_comm(comm_result(1, 1e-5, 1e9, {65536, 262144}), "one-rank.json"), UsageError);
+  CommResult flat = comm_result(2, 1e-5, 1e9, {65536, 262144});
+  for (CommRow& r : flat.rows) r.time_us = 100.0;  // no growth with size: no bandwidth
+  CHECK_THROWS_AS(link_from_comm(flat, "flat.json"), UsageError);
 }
 
 }  // namespace mg

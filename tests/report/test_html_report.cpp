@@ -4,8 +4,11 @@
 #include <fstream>
 
 #include "core/error.h"
+#include "report/compare_output.h"
 #include "report/html_report.h"
+#include "result/comm_result_json.h"
 #include "result/result_json.h"
+#include "support/comm_fixture.h"
 #include "support/result_fixture.h"
 
 using namespace mg;
@@ -19,14 +22,7 @@ std::string write(const std::string& dir, const std::string& name, const json& j
   return p;
 }
 
-json comm_json() {
-  json rows = json::array();
-  for (double b : {1024.0, 4096.0})
-    rows.push_back({{"op", "allreduce"}, {"dtype", "fp32"}, {"bytes", b}, {"count", b / 4}, {"in_place", false},
-                    {"time_us", 10.0}, {"algbw_GBps", 0.1}, {"busbw_GBps", 0.1}, {"wrong", 0}, {"transport", "tcp"},
-                    {"devices", 2}});
-  return {{"tool", "mgbench comm"}, {"op", "allreduce"}, {"environment", {{"host", "h2"}}}, {"results", rows}};
-}
+json comm_json() { return to_json(test::make_comm_result()); }
 
 json compare_json(const json& ratio_fields) {
   json pair = {{"key", {{"label", "resnet50 x2"}}},
@@ -107,21 +103,34 @@ TEST_CASE("html report: labels stay distinct when two files share a name") {
   CHECK_THROWS_WITH(load_report_inputs({dir + "/empty"}), Catch::Contains("without .json files"));
 }
 
-TEST_CASE("html report: the compare reader takes the ratio interval in any spelling, else from the sides") {
-  ComparePair a = compare_pair_from_json(compare_json({{"ratio", 0.8}, {"ratio_ci95", {0.75, 0.85}}})["pairs"][0]);
+TEST_CASE("html report: the compare reader takes the ratio interval compare writes, else from the sides") {
+  CompareReport r;
+  PairComparison p;
+  p.key.model = "resnet50";
+  p.key.devices = 2;
+  p.base.median_ips = 100;
+  p.base.ips_ci_lo = 95;
+  p.base.ips_ci_hi = 105;
+  p.next.median_ips = 80;
+  p.next.ips_ci_lo = 78;
+  p.next.ips_ci_hi = 82;
+  p.ratio = 0.8;
+  p.change = {0.8, 0.75, 0.85, 0.95};
+  p.verdict = Verdict::Regression;
+  r.pairs = {p};
+  const ComparePair a = compare_pair_from_json(compare_to_json(r)["pairs"][0]);
+  CHECK(a.ratio == 0.8);
   CHECK(a.lo == 0.75);
   CHECK(a.hi == 0.85);
   CHECK(!a.interval_from_sides);
   CHECK(a.regression);
-  ComparePair b = compare_pair_from_json(compare_json({{"ratio", 0.8}, {"ratio_lo", 0.7}, {"ratio_hi", 0.9}})["pairs"][0]);
-  CHECK(b.lo == 0.7);
-  CHECK(b.hi == 0.9);
-  ComparePair c = compare_pair_from_json(compare_json({{"ratio", {{"value", 0.8}, {"lo", 0.79}, {"hi", 0.81}}}})["pairs"][0]);
-  CHECK(c.ratio == 0.8);
-  CHECK(c.lo == 0.79);
-  ComparePair d = compare_pair_from_json(compare_json({{"ratio", 0.8}})["pairs"][0]);
+  CHECK(a.label == p.key.label());
+  CHECK(a.base_ips == 100);
+  CHECK(a.new_ips == 80);
+  // Without an interval of its own (too few runs for one) the pair takes the sides'.
+  r.pairs[0].change = {};
+  const ComparePair d = compare_pair_from_json(compare_to_json(r)["pairs"][0]);
   CHECK(d.interval_from_sides);
   CHECK(d.lo == Approx(78.0 / 105));
   CHECK(d.hi == Approx(82.0 / 95));
-  CHECK(d.label == "resnet50 x2");
 }

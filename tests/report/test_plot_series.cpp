@@ -79,8 +79,18 @@ TEST_CASE("plot series: comm curves per transport, op and placement on a byte ax
   c.label = "comm";
   for (const char* t : {"auto", "tcp"})
     for (bool in_place : {false, true})
-      for (double b = 1024; b <= 4 << 20; b *= 4)
-        c.rows.push_back({"allreduce", "fp32", t, b, b / 1e3, b / 1e6, b / 1e6 * 1.0, in_place, 2, 0});
+      for (size_t b = 1024; b <= 4 << 20; b *= 4) {
+        CommRow r;
+        r.op = "allreduce";
+        r.dtype = "fp32";
+        r.transport = t;
+        r.bytes = b;
+        r.in_place = in_place;
+        r.time_us = static_cast<double>(b) / 1e3;
+        r.algbw_GBps = r.busbw_GBps = static_cast<double>(b) / 1e6;
+        r.devices = 2;
+        c.result.rows.push_back(r);
+      }
   const auto figs = plot::comm_figures({c});
   REQUIRE(figs.size() == 2);
   for (const auto& f : figs) {
@@ -89,7 +99,7 @@ TEST_CASE("plot series: comm curves per transport, op and placement on a byte ax
     CHECK(f.svg.find(">1 KiB</text>") != std::string::npos);
     CHECK(f.svg.find(">4 MiB</text>") != std::string::npos);
   }
-  CHECK(figs[0].table.rows.size() == c.rows.size());
+  CHECK(figs[0].table.rows.size() == c.result.rows.size());
 }
 
 TEST_CASE("plot series: compare pairs drawn with their interval, regressions marked and highlighted") {

@@ -1,17 +1,19 @@
-// What `mgbench report` reads is outside input: a field of an unexpected type reads as absent (as the readers'
-// numbers and strings do) or is a one-line UsageError, never nlohmann's type_error escaping as a crash.
+// What `mgbench report` reads is outside input: a field of an unexpected type reads as absent (compare output)
+// or is a one-line UsageError (the typed readers of results and comm output), never nlohmann's type_error.
 #include <catch2/catch.hpp>
 
 #include <fstream>
 
 #include "core/error.h"
 #include "report/report_input.h"
+#include "result/comm_result_json.h"
+#include "support/comm_fixture.h"
 #include "support/result_fixture.h"
 
 using namespace mg;
 using nlohmann::json;
 
-TEST_CASE("report input: compare and comm fields of the wrong type read as absent, not as a type_error") {
+TEST_CASE("report input: a compare field of the wrong type reads as absent and a comm one is refused, never a type_error") {
   // The fuzzer's first find (fuzz_report): "efficiency_drop": 1 threw type_error 302 out of the reader.
   json pair = {{"key", 7},
                {"base", 5},
@@ -35,12 +37,12 @@ TEST_CASE("report input: compare and comm fields of the wrong type read as absen
   REQUIRE(in.compares.size() == 1);
   CHECK_FALSE(in.compares[0].regression);
 
+  // Comm output is read by its typed reader: a field of the wrong type is a UsageError naming file and field.
   const std::string comm = dir + "/comm.json";
-  std::ofstream(comm) << json{{"tool", "mgbench comm"},
-                              {"results", {{{"bytes", 1024}, {"busbw_GBps", 1.5}, {"in_place", "no"}}}}}.dump();
-  REQUIRE_NOTHROW(in = load_report_inputs({comm}));
-  REQUIRE(in.comms.size() == 1);
-  CHECK_FALSE(in.comms[0].rows[0].in_place);
+  json c = to_json(test::make_comm_result());
+  c["results"][0]["in_place"] = "no";
+  std::ofstream(comm) << c.dump();
+  CHECK_THROWS_WITH(load_report_inputs({comm}), Catch::Contains(comm) && Catch::Contains("results[0].in_place"));
 
   const std::string odd = dir + "/odd.json";
   std::ofstream(odd) << json{{"tool", 3}}.dump();

@@ -19,7 +19,6 @@
 #include <vector>
 
 #include <fmt/format.h>
-#include <nlohmann/json.hpp>
 
 #include "backend/backend.h"
 #include "backend/cpu/cpu_backend.h"
@@ -31,8 +30,9 @@
 #include "core/build_info.h"
 #include "core/error.h"
 #include "core/host_info.h"
-#include "core/atomic_file.h"
 #include "report/html_report.h"
+#include "result/comm_result_json.h"
+#include "result/result_json.h"
 #include "train/device_plan.h"
 #include "train/environment.h"
 
@@ -140,8 +140,7 @@ class CommCommand : public Command {
       backends.push_back(owned.back().get());
     }
 
-    std::vector<CommBenchRow> rows;
-    nlohmann::json transports_json = nlohmann::json::object();
+    CommResult result;
     for (Transport t : transports) {
       const std::string name = transport_name(t);
       ScopedTransport env(t, kind);
@@ -157,21 +156,18 @@ class CommCommand : public Command {
       for (auto& c : comms) raw.push_back(c.get());
       bench.transport = name;
       const auto part = run_comm_bench(raw, backends, bench);
-      rows.insert(rows.end(), part.begin(), part.end());
-      nlohmann::json vars = nlohmann::json::object();
+      result.rows.insert(result.rows.end(), part.begin(), part.end());
       // Without --transport the user's own NCCL_* choices decide the path: record them.
-      const auto recorded = (transport_given || kind == DeviceKind::Cpu) ? env.vars() : nccl_environment();
-      for (const auto& [k, v] : recorded) vars[k] = v;
-      transports_json[name] = vars;
+      result.transport_env[name] =
+          (transport_given || kind == DeviceKind::Cpu) ? env.vars() : nccl_environment();
       if (launch.rank == 0) print_table(part, name, kind, raw[0]->size(), raw[0]->library());
     }
 
     int64_t wrong = 0;
-    for (const auto& r : rows) wrong += r.wrong;
+    for (const auto& r : result.rows) wrong += r.wrong;
     if (launch.rank == 0 && (!json_path_.empty() || !html_path_.empty())) {
-      const nlohmann::json j = to_json(rows, transports_json, launch, kind, local, backends);
-      if (!json_path_.empty()) write_file_atomic(json_path_, j.dump(2) + "\n");
-      write_html(j);
+      describe_sweep(result, launch, kind, local, backends);
+      write_outputs(result);
     }
     if (wrong > 0) throw Error(std::to_string(wrong) + " wrong elements in collective results (see #wrong)");
     return 0;
@@ -185,26 +181,27 @@ class CommCommand : public Command {
     for (Transport t : transports) extra.push_back({"--transport", transport_name(t)});
     const ChildResults children = run_children(extra, {"--transport", "--html"}, /*quiet=*/false);
     if (children.status != 0) return children.status;
-    nlohmann::json merged;
-    for (const nlohmann::json& part : children.parts) {
-      if (merged.is_null()) {
-        merged = part;
-      } else {
-        for (const auto& row : part["results"]) merged["results"].push_back(row);
-        for (const auto& [k, v] : part["environment"]["transport_env"].items()) merged["environment"]["transport_env"][k] = v;
+    std::optional<CommResult> merged;
+    for (size_t i = 0; i < children.parts.size(); ++i) {
+      CommResult part = comm_result_from_json(children.parts[i], std::string("transport ") + transport_name(transports[i]));
+      if (!merged) {
+        merged = std::move(part);
+        continue;
       }
+      merged->rows.insert(merged->rows.end(), part.rows.begin(), part.rows.end());
+      for (auto& [k, v] : part.transport_env) merged->transport_env[k] = std::move(v);
     }
-    merged["environment"]["command_line"] = own_command_line();
-    if (!json_path_.empty()) write_file_atomic(json_path_, merged.dump(2) + "\n");
-    write_html(merged);
+    if (!merged) throw Error("comm: the transport entries' processes wrote no results");
+    merged->env.command_line = own_command_line();
+    write_outputs(*merged);
     return 0;
   }
 
-  void write_html(const nlohmann::json& j) const {
+  void write_outputs(const CommResult& r) const {
+    if (!json_path_.empty()) write_json_atomic(json_path_, to_json(r));
     if (html_path_.empty()) return;
     ReportInputs in;
-    add_report_json(in, j, json_path_);
-    in.comms.back().label = "comm " + op_;
+    in.comms.push_back({"comm " + op_, json_path_, r});
     write_html_report(html_path_, in);
   }
 
@@ -216,7 +213,7 @@ class CommCommand : public Command {
                        local, strategy_, min_time_s_, gap_s_);
   }
 
-  void print_table(const std::vector<CommBenchRow>& rows, const std::string& transport, DeviceKind kind, int ranks,
+  void print_table(const std::vector<CommRow>& rows, const std::string& transport, DeviceKind kind, int ranks,
                    const std::string& library) const {
     std::printf("# mgbench comm: %s, %s, %d ranks (%s, %s), transport %s, %d warm-up + %d timed iterations%s\n",
                 (op_ == "allreduce" && strategy_ == "ps" ? "allreduce as ps (reduce to rank 0 + broadcast)" : op_.c_str()), dtype_.c_str(), ranks, device_kind_name(kind), library.c_str(), transport.c_str(),
@@ -230,8 +227,8 @@ class CommCommand : public Command {
     double bus_sum = 0;
     int bus_n = 0;
     for (size_t i = 0; i + 1 < rows.size(); i += 2) {
-      const CommBenchRow& o = rows[i];
-      const CommBenchRow& p = rows[i + 1];
+      const CommRow& o = rows[i];
+      const CommRow& p = rows[i + 1];
       std::printf(" %12zu %12zu %5s %9.1f %7.3f %7.3f %6lld %9.1f %7.3f %7.3f %6lld\n", o.bytes, o.count,
                   o.dtype.c_str(), o.time_us, o.algbw_GBps, o.busbw_GBps, static_cast<long long>(o.wrong),
                   p.time_us, p.algbw_GBps, p.busbw_GBps, static_cast<long long>(p.wrong));
@@ -253,66 +250,24 @@ class CommCommand : public Command {
     std::fflush(stdout);
   }
 
-  nlohmann::json to_json(const std::vector<CommBenchRow>& rows, const nlohmann::json& transports,
-                         const LaunchInfo& launch, DeviceKind kind, int local,
-                         const std::vector<Backend*>& backends) const {
-    nlohmann::json j;
-    j["tool"] = "mgbench comm";
-    j["op"] = op_;
-    j["allreduce"] = strategy_;
-    j["dtype"] = dtype_;
-    j["warmup"] = warmup_;
-    j["iters"] = iters_;
-    j["min_time_s"] = min_time_s_;
-    j["gap_s"] = gap_s_;
-    // The same capture as a training result (train/environment.h), under this file's own key names.
-    const Environment e = capture_environment(own_command_line(), launch, local);
-    nlohmann::json env;
-    env["host"] = e.host;
-    env["cpu"] = e.cpu;
-    env["mgbench_version"] = e.mgbench_version;
-    env["git_commit"] = e.git_commit;
-    env["command_line"] = e.command_line;
-    env["device"] = device_kind_name(kind);
-    env["launcher"] = e.launcher;
-    env["processes"] = launch.world_size;
-    env["replicas_per_process"] = local;
-    env["ranks"] = e.world_size;
-    env["gloo_iface"] = gloo_iface_;
-    env["comm_timeout_s"] = timeout_s_;
-    nlohmann::json devs = nlohmann::json::array();
-    for (Backend* b : backends) devs.push_back(b->info().name);
-    env["local_devices"] = devs;
-    env["libraries"] = e.versions;
-    for (const auto& [name, lib] : e.libraries)
-      env["loaded_libraries"][name] = {{"file", lib.file}, {"version", lib.version}};
-    env["env_vars"] = e.env_vars;
-    env["transport_env"] = transports;
-    env["topology"] = e.topology;  // which links the measured bytes crossed
-    j["environment"] = env;
-    nlohmann::json res = nlohmann::json::array();
-    for (const auto& r : rows) {
-      nlohmann::json row = {{"op", r.op},
-                     {"dtype", r.dtype},
-                     {"bytes", r.bytes},
-                     {"count", r.count},
-                     {"in_place", r.in_place},
-                     {"time_us", r.time_us},
-                     {"iters", r.iters},
-                     {"algbw_GBps", r.algbw_GBps},
-                     {"busbw_GBps", r.busbw_GBps},
-                     {"wrong", r.wrong},
-                     {"transport", r.transport},
-                     {"library", r.library},
-                     {"devices", r.devices}};
-      if (gap_s_ > 0) {
-        row["gap_time_us"] = r.gap_time_us;
-        row["gap_iters"] = r.gap_iters;
-      }
-      res.push_back(row);
-    }
-    j["results"] = res;
-    return j;
+  // The sweep's options and where it ran, captured only where a file is written (topology discovery is slow).
+  void describe_sweep(CommResult& r, const LaunchInfo& launch, DeviceKind kind, int local,
+                      const std::vector<Backend*>& backends) const {
+    r.op = op_;
+    r.allreduce = strategy_;
+    r.dtype = dtype_;
+    r.warmup = warmup_;
+    r.iters = iters_;
+    r.min_time_s = min_time_s_;
+    r.gap_s = gap_s_;
+    // The same capture as a training result (train/environment.h).
+    r.env = capture_environment(own_command_line(), launch, local);
+    r.device = device_kind_name(kind);
+    r.processes = launch.world_size;
+    r.replicas_per_process = local;
+    r.gloo_iface = gloo_iface_;
+    r.comm_timeout_s = timeout_s_;
+    for (Backend* b : backends) r.local_devices.push_back(b->info().name);
   }
 
   std::string op_ = "allreduce";

@@ -178,7 +178,7 @@ class RankBench {
     be_.device_free(stats_);
   }
 
-  CommBenchRow measure(size_t count, bool in_place) {
+  CommRow measure(size_t count, bool in_place) {
     const Placement p = placement(opt_.op, in_place, count, rank_);
     const size_t es = dtype_size(opt_.dtype);
     char* send = static_cast<char*>(a_) + p.send_off * es;
@@ -229,7 +229,7 @@ class RankBench {
     be_.copy_d2h(world, stats_, sizeof(world), StreamKind::Comm);
     be_.synchronize(StreamKind::Comm);
 
-    CommBenchRow row;
+    CommRow row;
     row.op = collective_name(opt_.op);
     row.dtype = dtype_name(opt_.dtype);
     row.count = count;
@@ -338,7 +338,7 @@ class RankBench {
 
 }  // namespace
 
-std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms,
+std::vector<CommRow> run_comm_bench(const std::vector<Communicator*>& comms,
                                          const std::vector<Backend*>& backends, const CommBenchOptions& opt) {
   if (comms.empty() || comms.size() != backends.size()) throw Error("comm bench: one backend per communicator");
   if (opt.warmup < 0) throw UsageError("--warmup must be >= 0");
@@ -355,7 +355,7 @@ std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms
     if (counts.empty() || counts.back() != c) counts.push_back(c);
   }
 
-  std::vector<CommBenchRow> rows;
+  std::vector<CommRow> rows;
   std::mutex mu;
   std::exception_ptr first_error;
   // SIGINT/SIGTERM: release every rank blocked in a collective (here and, through the closed connections, in
@@ -369,7 +369,7 @@ std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms
       try {
         backends[i]->attach_thread();
         RankBench bench(*comms[i], *backends[i], opt, counts.back());
-        std::vector<CommBenchRow> mine;
+        std::vector<CommRow> mine;
         for (size_t c : counts) {
           for (bool in_place : {false, true}) mine.push_back(bench.measure(c, in_place));
         }

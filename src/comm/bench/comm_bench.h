@@ -10,6 +10,7 @@
 #include "backend/backend.h"
 #include "comm/communicator.h"
 #include "core/dtype.h"
+#include "result/comm_result.h"  // CommRow, the rows a sweep returns
 
 namespace mg {
 
@@ -43,26 +44,6 @@ struct CommBenchOptions {
 
 inline constexpr int kMaxCommIters = 1000000;
 
-// One size, one placement. bytes follows nccl-tests: the whole buffer (for reducescatter/allgather, all ranks'
-// blocks together). time_us is the mean over ranks of the per-iteration time.
-struct CommBenchRow {
-  std::string op;
-  std::string dtype;
-  size_t bytes = 0;
-  size_t count = 0;  // elements per rank, as NCCL's count argument
-  bool in_place = false;
-  double time_us = 0;
-  int iters = 0;  // timed iterations behind time_us
-  double gap_time_us = 0;  // with gap_s > 0: mean compute-stream time of one collective issued after the gap
-  int gap_iters = 0;       // collectives behind gap_time_us
-  double algbw_GBps = 0;
-  double busbw_GBps = 0;
-  int64_t wrong = 0;
-  std::string transport;
-  std::string library;  // the communicator that moved the bytes: nccl, gloo or local (shared memory)
-  int devices = 0;  // ranks in the world
-};
-
 CollectiveOp parse_collective(const std::string& name);  // UsageError lists the five names
 DType parse_comm_dtype(const std::string& name);         // fp32 | fp16 | bf16
 // "8", "64K", "256M", "1G" (powers of 1024); UsageError naming `option` otherwise.
@@ -87,7 +68,7 @@ int64_t count_wrong(CollectiveOp op, const void* host_recv, size_t count, DType 
 // Runs the sweep: one host thread per local communicator (comms[i] uses backends[i]). Under a launcher each
 // process passes its own communicators; every rank returns the same rows (times and wrong counts are
 // combined over the world with the communicators themselves).
-std::vector<CommBenchRow> run_comm_bench(const std::vector<Communicator*>& comms,
+std::vector<CommRow> run_comm_bench(const std::vector<Communicator*>& comms,
                                          const std::vector<Backend*>& backends, const CommBenchOptions& opt);
 
 }  // namespace mg
