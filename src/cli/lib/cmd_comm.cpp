@@ -21,7 +21,6 @@
 #include <fmt/format.h>
 
 #include "backend/backend.h"
-#include "backend/cpu/cpu_backend.h"
 #include "cli/lib/command.h"
 #include "cli/lib/child_runs.h"
 #include "comm/bench/comm_bench.h"
