@@ -47,8 +47,9 @@ def param_shapes(layers, width, vocab, positions):
     return s
 
 
-def gpt2_forward(p, tokens, layers, heads, eps=1e-5):
-    """Logits {B*T, V} for token ids {B, T} with parameters p (name -> tensor, as param_shapes names them)."""
+def gpt2_forward(p, tokens, layers, heads, eps=1e-5, attention="plain"):
+    """Logits {B*T, V} for token ids {B, T} with parameters p (name -> tensor, as param_shapes names them);
+    attention "plain" writes out softmax(QK^T/sqrt(d))V, "sdpa" calls PyTorch's fused scaled_dot_product_attention."""
     B, T = tokens.shape
     C = p["wte_wpe.weight"].shape[1]
 
@@ -64,9 +65,12 @@ def gpt2_forward(p, tokens, layers, heads, eps=1e-5):
         h = f"h.{i}."
         q, k, v = linear(norm(x, h + "ln_1"), h + "attn.c_attn").split(C, dim=2)
         q, k, v = (t.reshape(B, T, heads, C // heads).transpose(1, 2) for t in (q, k, v))
-        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // heads))
-        att = att.masked_fill(~mask, float("-inf")).softmax(dim=-1)
-        y = (att @ v).transpose(1, 2).reshape(B, T, C)
+        if attention == "sdpa":
+            y = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+        else:
+            att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(C // heads))
+            y = att.masked_fill(~mask, float("-inf")).softmax(dim=-1) @ v
+        y = y.transpose(1, 2).reshape(B, T, C)
         x = x + linear(y, h + "attn.c_proj")
         x = x + linear(F.gelu(linear(norm(x, h + "ln_2"), h + "mlp.c_fc"), approximate="tanh"), h + "mlp.c_proj")
     return linear(norm(x, "ln_f").reshape(B * T, C), "lm_head")
@@ -101,6 +105,8 @@ def main():
     ap.add_argument("--device", choices=["cpu", "cuda"], default="cpu")
     ap.add_argument("--precision", choices=["fp32", "tf32", "bf16", "fp16"], default="fp32",
                     help="tf32, bf16 and fp16 need --device cuda")
+    ap.add_argument("--attention", choices=["plain", "sdpa"], default="plain",
+                    help="plain: the products and softmax written out; sdpa: torch's fused attention (PyTorch >= 2.0)")
     a = ap.parse_args()
     layers, heads, width, vocab, positions = CONFIGS[a.model]
     if not 1 <= a.seq_len <= positions:
@@ -109,6 +115,8 @@ def main():
         ap.error("--batch and --steps must be positive, --warmup >= 0")
     if a.precision != "fp32" and a.device != "cuda":
         ap.error(f"--precision {a.precision} needs --device cuda")
+    if a.attention == "sdpa" and not hasattr(F, "scaled_dot_product_attention"):
+        ap.error(f"--attention sdpa: torch {torch.__version__} has no scaled_dot_product_attention (PyTorch >= 2.0)")
     if a.device == "cuda" and not torch.cuda.is_available():
         ap.error("--device cuda: torch sees no CUDA device")
     if a.threads > 0:
@@ -130,7 +138,7 @@ def main():
     def step():
         opt.zero_grad(set_to_none=True)
         with torch.autocast(device_type="cuda", dtype=half) if half else contextlib.nullcontext():
-            loss = F.cross_entropy(gpt2_forward(p, tokens, layers, heads), labels)
+            loss = F.cross_entropy(gpt2_forward(p, tokens, layers, heads, attention=a.attention), labels)
         if scaler:
             scaler.scale(loss).backward()
             scaler.step(opt)
@@ -157,7 +165,7 @@ def main():
         "reference": "pytorch", "torch": torch.__version__, "host": platform.node(),
         "threads": torch.get_num_threads(), "omp_num_threads": os.environ.get("OMP_NUM_THREADS", ""),
         "device": torch.cuda.get_device_name() if cuda else "cpu", "precision": a.precision,
-        "model": a.model, "seq_len": a.seq_len, "batch": a.batch, "optimizer": a.optimizer,
+        "model": a.model, "seq_len": a.seq_len, "batch": a.batch, "optimizer": a.optimizer, "attention": a.attention,
         "parameters": sum(t.numel() for t in params),
         "warmup": a.warmup, "steps": a.steps, "wall_s": wall,
         "tokens_per_sec": tokens_per_step * a.steps / wall,

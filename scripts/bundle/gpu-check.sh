@@ -109,6 +109,10 @@ if ((have_torch_cuda)); then
   step torch-gpt2-bf16 120 bash -c '"$1" "$2" --device cuda --precision bf16 --model gpt2 --seq-len 1024 \
     --batch "$3" --steps "$4" --warmup "$5" >"$6"' _ "$python" "$share/torch_gpt2.py" "$lm_batch" "$steps" "$warmup" \
     "$out/torch-gpt2-bf16.json"
+  # The same with PyTorch's fused attention (scaled_dot_product_attention), as PyTorch users train GPT-2.
+  step torch-gpt2-bf16-sdpa 120 bash -c '"$1" "$2" --device cuda --precision bf16 --model gpt2 --seq-len 1024 \
+    --batch "$3" --steps "$4" --warmup "$5" --attention sdpa >"$6"' _ "$python" "$share/torch_gpt2.py" "$lm_batch" \
+    "$steps" "$warmup" "$out/torch-gpt2-bf16-sdpa.json"
 else
   printf 'torch-gpt2-bf16\tfailed (%s has no torch with CUDA)\t0\n' "$python" >>"$out/steps.tsv"
   failed=1

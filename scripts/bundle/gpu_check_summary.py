@@ -108,8 +108,14 @@ def main():
     if torch_gpt2:
         g["torch_tokens_per_sec"] = torch_gpt2.get("tokens_per_sec")
         g["torch_peak_reserved_bytes"] = torch_gpt2.get("peak_memory_reserved_bytes")
+    sdpa = load(out, "torch-gpt2-bf16-sdpa.json")
+    if sdpa:
+        g["torch_sdpa_tokens_per_sec"] = sdpa.get("tokens_per_sec")
+        g["torch_sdpa_peak_reserved_bytes"] = sdpa.get("peak_memory_reserved_bytes")
     if g.get("mgbench_tokens_per_sec") and g.get("torch_tokens_per_sec"):
         g["ratio_vs_torch"] = g["mgbench_tokens_per_sec"] / g["torch_tokens_per_sec"]
+    if g.get("mgbench_tokens_per_sec") and g.get("torch_sdpa_tokens_per_sec"):
+        g["ratio_vs_torch_sdpa"] = g["mgbench_tokens_per_sec"] / g["torch_sdpa_tokens_per_sec"]
     if g:
         s["gpt2_bf16"] = g
 
@@ -147,6 +153,11 @@ def main():
                   f"PyTorch {g.get('torch_tokens_per_sec') or 0:.0f} tokens/s, ratio {ratio}; peak GiB mgbench "
                   f"{gib(g.get('mgbench_peak_memory_bytes'))}, "
                   f"PyTorch reserved {gib(g.get('torch_peak_reserved_bytes'))}")
+        if "torch_sdpa_tokens_per_sec" in g:
+            ratio = f"{g['ratio_vs_torch_sdpa']:.3f}" if "ratio_vs_torch_sdpa" in g else "-"
+            md.append(f"GPT-2 bf16 against PyTorch with fused attention (sdpa): PyTorch "
+                      f"{g.get('torch_sdpa_tokens_per_sec') or 0:.0f} tokens/s, ratio {ratio}; PyTorch reserved "
+                      f"{gib(g.get('torch_sdpa_peak_reserved_bytes'))}")
     if "cudnn" in s:
         c = s["cudnn"]
         md.append(f"\ncuDNN: mgbench {c['mgbench']} ({c['mgbench_file']}), PyTorch {c['torch']}")

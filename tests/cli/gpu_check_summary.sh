@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The bundle's GPU-check summary (scripts/bundle/gpu_check_summary.py) renders the committed first GPU run's
-# files into the figures results/gpu/README.md quotes: each precision's rates and ratio, the cuDNN each side
-# loaded, the A100 prediction beside the published figure; and it renders a folder where most steps are missing.
+# The bundle's GPU-check summary (scripts/bundle/gpu_check_summary.py) renders the committed GPU runs' files into
+# the figures results/gpu/README.md quotes: each precision's rates and ratio, the cuDNN each side loaded, the A100
+# prediction beside the published figure, GPT-2 both ways; and it renders a folder where most steps are missing.
 source "$(dirname "$0")/lib.bash"
 py=$(command -v /usr/bin/python3 || command -v python3)
 summary=$MG_SOURCE_DIR/scripts/bundle/gpu_check_summary.py
@@ -19,6 +19,20 @@ done
 json_check "$TMP/gc/summary.json" "abs(d['precisions']['tf32']['ratio_vs_torch_cl'] - 2408.7384/2518.9142) < 1e-4 \
   and d['check']['rows'] == 127 and len(d['check']['failed']) == 28 and d['memcheck'].endswith('0 errors')" ||
   fail "summary.json's values differ from the run's files: $(cat "$TMP/gc/summary.json")"
+
+# The H200 run: GPT-2 both ways, both sides on PyTorch's cuDNN, the conv-algos line; with a PyTorch fused-attention
+# result beside it (made here from the plain one at twice its rate), the second GPT-2 ratio.
+tar -C "$TMP" -xJf "$MG_SOURCE_DIR/results/gpu/2026-11-28-h200-second-run/raw.tar.xz" || fail "cannot unpack the H200 run"
+"$py" -c 'import json, sys
+d = json.load(open(sys.argv[1])); d["tokens_per_sec"] *= 2; d["attention"] = "sdpa"
+json.dump(d, open(sys.argv[2], "w"))' "$TMP/gc2/torch-gpt2-bf16.json" "$TMP/gc2/torch-gpt2-bf16-sdpa.json"
+"$py" "$summary" "$TMP/gc2" "$published" >"$TMP/h200.txt" || { cat "$TMP/h200.txt"; fail "the H200 summary failed"; }
+for want in 'GPT-2 bf16, sequence 1024: mgbench 163539 tokens/s, PyTorch 106774 tokens/s, ratio 1.532; peak GiB mgbench 11.92, PyTorch reserved 16.88' \
+            'GPT-2 bf16 against PyTorch with fused attention (sdpa): PyTorch 213547 tokens/s, ratio 0.766; PyTorch reserved 16.88' \
+            'cuDNN: mgbench 9.19.0 (/opt/torch/.venv/lib/python3.12/site-packages/nvidia/cudnn/lib/libcudnn.so.9), PyTorch 91900' \
+            '| fp32 | 462 | 1058 | 0.437 (>= 1.0) | 25.27 | 24.24 | - |'; do
+  grep -qxF -- "$want" "$TMP/h200.txt" || { cat "$TMP/h200.txt"; fail "the H200 summary lacks: $want"; }
+done
 
 # A run that got no further than the check: the summary still renders, with what there is.
 mkdir "$TMP/short" && cp "$TMP/gc/steps.tsv" "$TMP/gc/check.json" "$TMP/short/"
