@@ -2,12 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include <fmt/format.h>
 
 namespace mg {
-
-using nlohmann::json;
 
 namespace {
 
@@ -86,26 +85,61 @@ std::string summary_line(const CompareReport& r) {
                          : "tested on process-run medians");
 }
 
-json side_json(const SideSummary& s) {
-  return {{"file", s.file},
-          {"samples", s.samples},
-          {"runs", s.runs},
-          {"run_images_per_sec", s.run_ips},
-          {"threads_per_replica", s.threads_per_replica},
-          {"inject_slowdown", s.inject_slowdown},
-          {"batch_per_device", s.batch_per_device},
-          {"median_images_per_sec", s.median_ips},
-          {"images_per_sec_ci95", {s.ips_ci_lo, s.ips_ci_hi}},
-          {"step_time_median_s", s.step_median_s},
-          {"step_time_ci95_s", {s.step_ci_lo_s, s.step_ci_hi_s}},
-          {"scaling_efficiency", s.scaling_efficiency},
-          {"comm_exposed_s", s.comm_exposed_s}};
+CompareResult::Side side_result(const SideSummary& s) {
+  CompareResult::Side out;
+  out.file = s.file;
+  out.samples = s.samples;
+  out.runs = s.runs;
+  out.run_images_per_sec = s.run_ips;
+  out.threads_per_replica = s.threads_per_replica;
+  out.inject_slowdown = s.inject_slowdown;
+  out.batch_per_device = s.batch_per_device;
+  out.median_images_per_sec = s.median_ips;
+  out.images_per_sec_ci95_lo = s.ips_ci_lo;
+  out.images_per_sec_ci95_hi = s.ips_ci_hi;
+  out.step_time_median_s = s.step_median_s;
+  out.step_time_ci95_lo_s = s.step_ci_lo_s;
+  out.step_time_ci95_hi_s = s.step_ci_hi_s;
+  out.scaling_efficiency = s.scaling_efficiency;
+  out.comm_exposed_s = s.comm_exposed_s;
+  return out;
 }
 
-json key_json(const RunKey& k) {
-  return {{"model", k.model},         {"device", k.device}, {"precision", k.precision}, {"mode", k.mode},
-          {"data", k.data},           {"transport", k.transport}, {"devices", k.devices},
-          {"label", k.label()}};
+CompareResult::Key key_result(const RunKey& k) {
+  return {k.model, k.device, k.precision, k.mode, k.data, k.transport, k.devices, k.label()};
+}
+
+std::optional<double> unless_negative(double p) { return p < 0 ? std::nullopt : std::optional<double>(p); }
+
+CompareResult::Pair pair_result(const PairComparison& p) {
+  CompareResult::Pair out;
+  out.key = key_result(p.key);
+  out.base = side_result(p.base);
+  out.next = side_result(p.next);
+  out.ratio = p.ratio;
+  out.ratio_ci95_lo = p.change.lo;
+  out.ratio_ci95_hi = p.change.hi;
+  out.ratio_ci_coverage = p.change.coverage;
+  out.method = !p.significance_judged ? "threshold only"
+               : p.paired              ? "paired run medians (Wilcoxon signed-rank)"
+                                       : "run medians (Mann-Whitney)";
+  out.significance_judged = p.significance_judged;
+  out.significance_note = p.significance_note;
+  out.p_value = unless_negative(p.p_value);
+  out.exact = p.exact;
+  out.verdict = verdict_name(p.verdict);
+  out.noise.known = p.noise.known;
+  out.noise.run_spread = p.noise.run_spread;
+  out.noise.a_vs_a_band = p.noise.a_vs_a_band;
+  if (std::isfinite(p.noise.min_detectable)) out.noise.min_detectable_slowdown = p.noise.min_detectable;
+  out.noise.test_can_reject = p.noise.test_can_reject;
+  out.per_step_diagnostic.note = "old method (U test over pooled step times); not used for the verdict";
+  out.per_step_diagnostic.p_value = unless_negative(p.per_step_p);
+  out.per_step_diagnostic.verdict = verdict_name(p.per_step_verdict);
+  out.efficiency_drop = p.efficiency_drop;
+  out.comm_exposed_growth = p.comm_exposed_growth;
+  out.notes = p.notes;
+  return out;
 }
 
 }  // namespace
@@ -164,62 +198,21 @@ std::string format_compare_markdown(const CompareReport& r) {
   return out;
 }
 
-json compare_to_json(const CompareReport& r) {
-  json pairs = json::array();
-  for (const PairComparison& p : r.pairs) {
-    pairs.push_back({{"key", key_json(p.key)},
-                     {"base", side_json(p.base)},
-                     {"new", side_json(p.next)},
-                     {"ratio", p.ratio},
-                     {"ratio_ci95", {p.change.lo, p.change.hi}},
-                     {"ratio_ci_coverage", p.change.coverage},
-                     {"method", !p.significance_judged ? "threshold only"
-                                : p.paired              ? "paired run medians (Wilcoxon signed-rank)"
-                                                        : "run medians (Mann-Whitney)"},
-                     {"significance_judged", p.significance_judged},
-                     {"significance_note", p.significance_note},
-                     {"p_value", p.p_value < 0 ? json(nullptr) : json(p.p_value)},
-                     {"exact", p.exact},
-                     {"verdict", verdict_name(p.verdict)},
-                     {"noise",
-                      {{"known", p.noise.known},
-                       {"run_spread", p.noise.run_spread},
-                       {"a_vs_a_band", p.noise.a_vs_a_band},
-                       {"min_detectable_slowdown",
-                        std::isfinite(p.noise.min_detectable) ? json(p.noise.min_detectable) : json(nullptr)},
-                       {"test_can_reject", p.noise.test_can_reject}}},
-                     {"per_step_diagnostic",
-                      {{"note", "old method (U test over pooled step times); not used for the verdict"},
-                       {"p_value", p.per_step_p < 0 ? json(nullptr) : json(p.per_step_p)},
-                       {"verdict", verdict_name(p.per_step_verdict)}}},
-                     {"efficiency_drop", p.efficiency_drop},
-                     {"comm_exposed_growth", p.comm_exposed_growth},
-                     {"notes", p.notes}});
-  }
-  auto one_side = [](const std::vector<std::pair<RunKey, std::string>>& v) {
-    json a = json::array();
-    for (const auto& [k, f] : v) a.push_back({{"key", key_json(k)}, {"file", f}});
-    return a;
-  };
-  return {{"compare_schema_version", kCompareSchemaVersion},
-          {"options",
-           {{"alpha", r.options.alpha},
-            {"threshold", r.options.threshold},
-            {"efficiency_threshold", r.options.efficiency_threshold},
-            {"min_samples", r.options.min_samples},
-            {"strict", r.options.strict},
-            {"across_time", r.options.across_time},
-            {"paired", r.options.paired}}},
-          {"base_files", r.base_files},
-          {"new_files", r.new_files},
-          {"pairs", pairs},
-          {"only_base", one_side(r.only_base)},
-          {"only_new", one_side(r.only_new)},
-          {"warnings", r.warnings},
-          {"noise_warnings", r.noise_warnings},
-          {"strict_failure", r.strict_failure},
-          {"regression", r.regression()},
-          {"exit_status", r.exit_status()}};
+CompareResult compare_result(const CompareReport& r) {
+  CompareResult out;
+  out.options = {r.options.alpha,  r.options.threshold,   r.options.efficiency_threshold, r.options.min_samples,
+                 r.options.strict, r.options.across_time, r.options.paired};
+  out.base_files = r.base_files;
+  out.new_files = r.new_files;
+  for (const PairComparison& p : r.pairs) out.pairs.push_back(pair_result(p));
+  for (const auto& [k, f] : r.only_base) out.only_base.push_back({key_result(k), f});
+  for (const auto& [k, f] : r.only_new) out.only_new.push_back({key_result(k), f});
+  out.warnings = r.warnings;
+  out.noise_warnings = r.noise_warnings;
+  out.strict_failure = r.strict_failure;
+  out.regression = r.regression();
+  out.exit_status = r.exit_status();
+  return out;
 }
 
 }  // namespace mg

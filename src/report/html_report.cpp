@@ -182,10 +182,10 @@ std::string compare_environment(const CompareInput& in) {
   return "<h3>" + escape(in.label) + "</h3>\n" +
          dl({{"file", in.path},
              {"kind", "comparison (mgbench compare)"},
-             {"BASE", join(in.base_files)},
-             {"NEW", join(in.new_files)},
-             {"threshold", fmt::format("{:.1f} %", 100 * in.threshold)},
-             {"environment warnings", join(in.warnings)}});
+             {"BASE", join(in.result.base_files)},
+             {"NEW", join(in.result.new_files)},
+             {"threshold", fmt::format("{:.1f} %", 100 * in.result.options.threshold)},
+             {"environment warnings", join(in.result.warnings)}});
 }
 
 // Results from different machines or builds side by side: say so at the top, naming what differs.
@@ -242,7 +242,7 @@ std::string render_html_report(const ReportInputs& in) {
   if (!in.compares.empty()) {
     h += "<h2>Comparison</h2>\n";
     for (const auto& c : in.compares)
-      for (const auto& w : c.warnings) h += "<p class=\"warn\">" + escape(c.label + ": " + w) + "</p>\n";
+      for (const auto& w : c.result.warnings) h += "<p class=\"warn\">" + escape(c.label + ": " + w) + "</p>\n";
     h += figures_html(plot::compare_figures(in.compares));
   }
   h += "<h2>Environment</h2>\n";

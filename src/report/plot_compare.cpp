@@ -16,7 +16,7 @@ const char* kNeutral = "#0072B2";      // blue
 
 Figure compare_figure(const CompareInput& in) {
   Figure f;
-  f.title = "Comparison: " + in.label + (in.regression ? " — regression" : " — no regression");
+  f.title = "Comparison: " + in.label + (in.result.regression ? " — regression" : " — no regression");
   f.caption = "NEW / BASE median images/s per pair with its 95 % interval; 1 = unchanged, left of it is slower. "
               "Regressions (a significant slowdown beyond the threshold, or a scaling-efficiency drop) are marked "
               "in vermillion with a diamond. Dashed lines: ±threshold.";
@@ -33,7 +33,7 @@ Figure compare_figure(const CompareInput& in) {
     for (double v : {p.ratio, p.lo, p.hi})
       if (v > 0) lo = std::min(lo, v), hi = std::max(hi, v);
   }
-  if (in.threshold > 0) lo = std::min(lo, 1 - in.threshold), hi = std::max(hi, 1 + in.threshold);
+  if (in.result.options.threshold > 0) lo = std::min(lo, 1 - in.result.options.threshold), hi = std::max(hi, 1 + in.result.options.threshold);
   const double pad = (hi - lo) * 0.05 + 0.005;
   const Axis xa = make_axis(ScaleKind::Linear, std::max(0.0, lo - pad), hi + pad, a.x, a.right(), false, false, 6);
   std::vector<LegendEntry> legend;
@@ -53,11 +53,11 @@ Figure compare_figure(const CompareInput& in) {
   ref.stroke = kReference;
   ref.stroke_width = 1.5;
   w.line(xa.scale(1), a.y, xa.scale(1), a.bottom(), ref);
-  if (in.threshold > 0) {
+  if (in.result.options.threshold > 0) {
     svg::Style th;
     th.stroke = kReference;
     th.dash = "4 3";
-    for (double v : {1 - in.threshold, 1 + in.threshold}) w.line(xa.scale(v), a.y, xa.scale(v), a.bottom(), th);
+    for (double v : {1 - in.result.options.threshold, 1 + in.result.options.threshold}) w.line(xa.scale(v), a.y, xa.scale(v), a.bottom(), th);
   }
   draw_frame(w, a);
   for (size_t i = 0; i < in.pairs.size(); ++i) {

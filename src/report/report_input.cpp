@@ -6,6 +6,7 @@
 
 #include "core/error.h"
 #include "result/comm_result_json.h"
+#include "result/compare_result_json.h"
 #include "result/result_json.h"
 
 namespace mg {
@@ -13,46 +14,6 @@ namespace mg {
 using nlohmann::json;
 
 namespace {
-
-double number(const json& j, const char* key, double fallback = 0) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_number() ? it->get<double>() : fallback;
-}
-
-std::string text(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_string() ? it->get<std::string>() : std::string();
-}
-
-// A field of another type reads as false, as number() and text() fall back: json::value would throw type_error.
-bool flag(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_boolean() && it->get<bool>();
-}
-
-// A member that is not an object reads as an empty one (json::value on a non-object throws type_error).
-json object(const json& j, const char* key) {
-  const auto it = j.find(key);
-  return it != j.end() && it->is_object() ? *it : json::object();
-}
-
-std::vector<std::string> strings(const json& j, const char* key) {
-  std::vector<std::string> out;
-  const auto it = j.find(key);
-  if (it == j.end() || !it->is_array()) return out;
-  for (const json& v : *it)
-    if (v.is_string()) out.push_back(v.get<std::string>());
-  return out;
-}
-
-bool interval(const json& v, double& lo, double& hi) {
-  if (v.is_array() && v.size() == 2 && v[0].is_number() && v[1].is_number()) {
-    lo = v[0].get<double>();
-    hi = v[1].get<double>();
-    return hi >= lo && lo > 0;
-  }
-  return false;
-}
 
 CommInput comm_from_json(const json& j, const std::string& path) {
   CommInput c;
@@ -65,47 +26,36 @@ CommInput comm_from_json(const json& j, const std::string& path) {
 CompareInput compare_from_json(const json& j, const std::string& path) {
   CompareInput c;
   c.path = path;
-  const auto pairs = j.find("pairs");
-  if (pairs == j.end() || !pairs->is_array())
-    throw UsageError(path + ": mgbench compare output without a \"pairs\" array");
-  for (const json& p : *pairs) {
-    if (!p.is_object()) throw UsageError(path + ": pairs: an entry is not an object");
-    c.pairs.push_back(compare_pair_from_json(p));
-  }
-  const json opts = j.value("options", json::object());
-  c.threshold = number(opts, "threshold");
-  c.base_files = strings(j, "base_files");
-  c.new_files = strings(j, "new_files");
-  c.warnings = strings(j, "warnings");
-  c.regression = flag(j, "regression");
+  c.result = compare_result_from_json(j, path);
+  for (const CompareResult::Pair& p : c.result.pairs) c.pairs.push_back(compare_pair_view(p));
   return c;
 }
 
+// A usable interval of positive values.
+bool positive_interval(double lo, double hi) { return hi >= lo && lo > 0; }
+
 }  // namespace
 
-ComparePair compare_pair_from_json(const json& p) {
+ComparePair compare_pair_view(const CompareResult::Pair& p) {
   ComparePair out;
-  out.label = text(object(p, "key"), "label");
-  out.verdict = text(p, "verdict");
-  const json base = object(p, "base"), next = object(p, "new");
-  out.ratio = number(p, "ratio");
-  interval(p.value("ratio_ci95", json()), out.lo, out.hi);
-  out.base_ips = number(base, "median_images_per_sec");
-  out.new_ips = number(next, "median_images_per_sec");
-  if (!(out.hi >= out.lo && out.lo > 0)) {
-    out.lo = out.hi = 0;
-    double blo, bhi, nlo, nhi;
-    if (interval(base.value("images_per_sec_ci95", json()), blo, bhi) &&
-        interval(next.value("images_per_sec_ci95", json()), nlo, nhi)) {
-      out.lo = nlo / bhi;
-      out.hi = nhi / blo;
-      out.interval_from_sides = true;
-    }
+  out.label = p.key.label;
+  out.verdict = p.verdict;
+  out.ratio = p.ratio;
+  out.base_ips = p.base.median_images_per_sec;
+  out.new_ips = p.next.median_images_per_sec;
+  if (positive_interval(p.ratio_ci95_lo, p.ratio_ci95_hi)) {
+    out.lo = p.ratio_ci95_lo;
+    out.hi = p.ratio_ci95_hi;
+  } else if (positive_interval(p.base.images_per_sec_ci95_lo, p.base.images_per_sec_ci95_hi) &&
+             positive_interval(p.next.images_per_sec_ci95_lo, p.next.images_per_sec_ci95_hi)) {
+    out.lo = p.next.images_per_sec_ci95_lo / p.base.images_per_sec_ci95_hi;
+    out.hi = p.next.images_per_sec_ci95_hi / p.base.images_per_sec_ci95_lo;
+    out.interval_from_sides = true;
   }
-  out.regression = out.verdict == "regression" || flag(p, "efficiency_drop");
+  out.regression = p.verdict == "regression" || p.efficiency_drop;
   std::string notes;
-  for (const std::string& n : strings(p, "notes")) notes += (notes.empty() ? "" : "; ") + n;
-  if (flag(p, "efficiency_drop")) notes = "scaling efficiency dropped" + std::string(notes.empty() ? "" : "; ") + notes;
+  for (const std::string& n : p.notes) notes += (notes.empty() ? "" : "; ") + n;
+  if (p.efficiency_drop) notes = "scaling efficiency dropped" + std::string(notes.empty() ? "" : "; ") + notes;
   out.notes = notes;
   return out;
 }
@@ -113,7 +63,7 @@ ComparePair compare_pair_from_json(const json& p) {
 void add_report_json(ReportInputs& in, const json& j, const std::string& path) {
   if (j.is_object() && j.contains("schema_version") && j.contains("runs")) {
     in.results.push_back({"", path, result_from_json(j, path)});
-  } else if (j.is_object() && text(j, "tool") == kCommTool) {
+  } else if (j.is_object() && j.contains("tool") && j["tool"] == kCommTool) {
     in.comms.push_back(comm_from_json(j, path));
   } else if (j.is_object() && j.contains("compare_schema_version")) {
     in.compares.push_back(compare_from_json(j, path));

@@ -1,7 +1,6 @@
 // What `mgbench report` reads: training results, predictions (the same result type, kind "prediction"),
 // `mgbench comm --json` output and `mgbench compare --json` output, recognised by their contents and
-// labelled for the page. Results and comm outputs are read through their typed readers (src/result/); compare
-// output is read generically (only the fields the plots need).
+// labelled for the page. Each is read through its typed reader (src/result/).
 #pragma once
 #include <cstdint>
 #include <string>
@@ -10,6 +9,7 @@
 #include <nlohmann/json.hpp>
 
 #include "result/comm_result.h"
+#include "result/compare_result.h"
 #include "result/run_result.h"
 
 namespace mg {
@@ -24,6 +24,7 @@ struct CommInput {
   CommResult result;
 };
 
+// A pair as the comparison plot draws it.
 struct ComparePair {
   std::string label, verdict;
   double ratio = 0;
@@ -36,10 +37,8 @@ struct ComparePair {
 
 struct CompareInput {
   std::string label, path;
-  std::vector<ComparePair> pairs;
-  double threshold = 0;  // relative, from the file's options
-  std::vector<std::string> base_files, new_files, warnings;
-  bool regression = false;
+  CompareResult result;
+  std::vector<ComparePair> pairs;  // result.pairs, as drawn
 };
 
 struct ReportInputs {
@@ -58,8 +57,8 @@ void add_report_json(ReportInputs& in, const nlohmann::json& j, const std::strin
 // .json files, or a file that is none of the above.
 ReportInputs load_report_inputs(const std::vector<std::string>& paths);
 
-// One pair of `mgbench compare --json` output: the ratio and its interval ("ratio_ci95": [lo, hi]); without a
-// usable one, the interval from the sides' images/s intervals (new lo / base hi .. new hi / base lo, conservative).
-ComparePair compare_pair_from_json(const nlohmann::json& p);
+// One compared pair as drawn: the ratio and its interval (ratio_ci95); without a usable one, the interval from the
+// sides' throughput intervals (new lo / base hi .. new hi / base lo, conservative).
+ComparePair compare_pair_view(const CompareResult::Pair& p);
 
 }  // namespace mg

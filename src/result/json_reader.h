@@ -30,7 +30,7 @@ class JsonReader {
   T get(const nlohmann::json& j, const std::string& where, const std::string& key) const {
     const nlohmann::json& v = at(j, where, key);
     if (std::optional<T> x = json_value<T>(v)) return *x;
-    fail(where + "." + key, json_value_refusal(v));
+    fail(where + "." + key, json_value_refusal<T>(v));
   }
 
   // A field that later versions might add; absent in older files of the same schema version.

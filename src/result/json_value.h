@@ -52,8 +52,10 @@ std::optional<T> json_value(const nlohmann::json& v) {
 }
 
 // Why json_value<T> refused v, for an error after "<where>: ".
-inline std::string json_value_refusal(const nlohmann::json& v) {
-  if (v.is_number()) return "is not an integer in range (" + v.dump() + ")";
+template <class T>
+std::string json_value_refusal(const nlohmann::json& v) {
+  if constexpr (std::is_integral_v<T> && !std::is_same_v<T, bool>)
+    if (v.is_number()) return "is not an integer in range (" + v.dump() + ")";
   if (v.is_array()) return "has an element of the wrong type or out of range (" + v.dump() + ")";
   return std::string("has the wrong type (") + v.type_name() + ")";
 }

@@ -18,7 +18,7 @@ template <auto M>
 void read_value(RunConfig& c, const json& v) {
   using T = std::remove_reference_t<decltype(c.*M)>;
   std::optional<T> x = json_value<T>(v);
-  if (!x) throw FieldError(json_value_refusal(v));
+  if (!x) throw FieldError(json_value_refusal<T>(v));
   c.*M = *x;
 }
 

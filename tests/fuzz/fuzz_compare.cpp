@@ -5,6 +5,7 @@
 #include "fuzz_input.h"
 #include "report/compare.h"
 #include "report/compare_output.h"
+#include "result/compare_result_json.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto [base, next] = mg::fuzz::split_at_nul(data, size);
@@ -18,7 +19,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     const mg::CompareReport r = mg::compare_results(mg::load_results(base_path), mg::load_results(new_path), opt);
     (void)mg::format_compare_table(r);
     (void)mg::format_compare_markdown(r);
-    (void)mg::compare_to_json(r).dump();
+    (void)mg::to_json(mg::compare_result(r)).dump();
     (void)r.exit_status();
   });
   std::remove(base_path.c_str());

@@ -8,6 +8,7 @@
 #include "core/error.h"
 #include "report/compare.h"
 #include "report/compare_output.h"
+#include "result/compare_result_json.h"
 #include "result/result_json.h"
 #include "support/config_values.h"
 #include "support/result_fixture.h"
@@ -144,7 +145,7 @@ TEST_CASE("compare: steps of one run are not evidence, the old per-step test sta
   CHECK(p.per_step_verdict == Verdict::Regression);
   CHECK(format_compare_table(r).find("regression (threshold only)") != std::string::npos);
   CHECK(format_compare_markdown(r).find("**regression (threshold only)**") != std::string::npos);
-  const json j = compare_to_json(r);
+  const json j = to_json(compare_result(r));
   const json& jp = j.at("pairs").at(0);
   CHECK(jp.at("method") == "threshold only");
   CHECK(jp.at("significance_judged") == false);
@@ -193,7 +194,7 @@ TEST_CASE("compare: interleaved pairs cancel a drifting machine that pooled runs
   CHECK(p.p_value == Approx(2.0 / 256));  // all 8 pairs slower
   CHECK(p.ratio == Approx(1 / 1.1).epsilon(0.01));
   CHECK(p.verdict == Verdict::Regression);
-  CHECK(compare_to_json(r).at("pairs").at(0).at("method") == "paired run medians (Wilcoxon signed-rank)");
+  CHECK(to_json(compare_result(r)).at("pairs").at(0).at("method") == "paired run medians (Wilcoxon signed-rank)");
 
   const std::vector<double> seven(b.begin(), b.begin() + 7);
   CHECK(usage_error_of([&] { compare_results(runs_with("b", seven, 50), next, paired); }) ==
@@ -298,7 +299,7 @@ TEST_CASE("compare: too few samples give no verdict rather than a guess") {
   CHECK(p.verdict == Verdict::InsufficientSamples);
   CHECK(p.p_value < 0);
   CHECK(r.exit_status() == 0);
-  CHECK(compare_to_json(r).at("pairs").at(0).at("p_value").is_null());
+  CHECK(to_json(compare_result(r)).at("pairs").at(0).at("p_value").is_null());
   CHECK(format_compare_table(r).find("insufficient samples") != std::string::npos);
 }
 
@@ -341,7 +342,7 @@ TEST_CASE("compare: different environments are reported as warnings") {
   CHECK(r.warnings[0] == "b.json vs n.json: device model differs: 'cpu0, cpu1' vs 'NVIDIA H100 80GB HBM3'");
   CHECK(r.warnings[1] == "b.json vs n.json: onednn version differs: '3.0.0' vs '3.1.1'");
   CHECK(format_compare_markdown(r).find("Environments differ") != std::string::npos);
-  CHECK(compare_to_json(r).at("warnings").size() == 2);
+  CHECK(to_json(compare_result(r)).at("warnings").size() == 2);
 }
 
 TEST_CASE("compare: a committed baseline is labelled as a comparison across time") {
@@ -350,7 +351,7 @@ TEST_CASE("compare: a committed baseline is labelled as a comparison across time
   const CompareReport r = compare(side("b.json", {1}, {0.1}, 0.03, 1), side("n.json", {1}, {0.1}, 0.03, 2), o);
   CHECK(format_compare_table(r).find("compares across time and possibly machines") != std::string::npos);
   CHECK(format_compare_markdown(r).find("compares across time and possibly machines") != std::string::npos);
-  CHECK(compare_to_json(r).at("options").at("across_time") == true);
+  CHECK(to_json(compare_result(r)).at("options").at("across_time") == true);
   CHECK(format_compare_table(compare(side("b.json", {1}, {0.1}, 0.03, 1), side("n.json", {1}, {0.1}, 0.03, 2)))
             .find("across time") == std::string::npos);
 }
@@ -397,7 +398,7 @@ TEST_CASE("compare: markdown and JSON renderings carry the verdicts") {
         std::string::npos);
   CHECK(md.find("**regression**") != std::string::npos);
   CHECK(md.find("| 5/5 |") != std::string::npos);
-  const json j = compare_to_json(r);
+  const json j = to_json(compare_result(r));
   CHECK(j.at("compare_schema_version") == kCompareSchemaVersion);
   CHECK(j.at("regression") == true);
   CHECK(j.at("exit_status") == 1);

@@ -7,8 +7,10 @@
 #include "report/compare_output.h"
 #include "report/html_report.h"
 #include "result/comm_result_json.h"
+#include "result/compare_result_json.h"
 #include "result/result_json.h"
 #include "support/comm_fixture.h"
+#include "support/compare_fixture.h"
 #include "support/result_fixture.h"
 
 using namespace mg;
@@ -24,15 +26,7 @@ std::string write(const std::string& dir, const std::string& name, const json& j
 
 json comm_json() { return to_json(test::make_comm_result()); }
 
-json compare_json(const json& ratio_fields) {
-  json pair = {{"key", {{"label", "resnet50 x2"}}},
-               {"base", {{"median_images_per_sec", 100.0}, {"images_per_sec_ci95", {95.0, 105.0}}}},
-               {"new", {{"median_images_per_sec", 80.0}, {"images_per_sec_ci95", {78.0, 82.0}}}},
-               {"verdict", "regression"},
-               {"efficiency_drop", false}};
-  pair.update(ratio_fields);
-  return {{"compare_schema_version", 1}, {"options", {{"threshold", 0.05}}}, {"pairs", {pair}}, {"regression", true}};
-}
+json compare_json() { return to_json(test::make_compare_result()); }
 
 }  // namespace
 
@@ -41,7 +35,7 @@ TEST_CASE("html report: a self-contained page with every section the inputs supp
   const RunResult r = test::make_result({1, 2}, {0.1, 0.12}, 20, 0.03, 3);
   const std::string rp = write(dir, "run.json", to_json(r));
   const std::string cp = write(dir, "comm.json", comm_json());
-  const std::string xp = write(dir, "cmp.json", compare_json({{"ratio", 0.8}}));
+  const std::string xp = write(dir, "cmp.json", compare_json());
   const ReportInputs in = load_report_inputs({rp, cp, xp});
   REQUIRE(in.results.size() == 1);
   REQUIRE(in.comms.size() == 1);
@@ -118,7 +112,7 @@ TEST_CASE("html report: the compare reader takes the ratio interval compare writ
   p.change = {0.8, 0.75, 0.85, 0.95};
   p.verdict = Verdict::Regression;
   r.pairs = {p};
-  const ComparePair a = compare_pair_from_json(compare_to_json(r)["pairs"][0]);
+  const ComparePair a = compare_pair_view(compare_result(r).pairs[0]);
   CHECK(a.ratio == 0.8);
   CHECK(a.lo == 0.75);
   CHECK(a.hi == 0.85);
@@ -129,7 +123,7 @@ TEST_CASE("html report: the compare reader takes the ratio interval compare writ
   CHECK(a.new_ips == 80);
   // Without an interval of its own (too few runs for one) the pair takes the sides'.
   r.pairs[0].change = {};
-  const ComparePair d = compare_pair_from_json(compare_to_json(r)["pairs"][0]);
+  const ComparePair d = compare_pair_view(compare_result(r).pairs[0]);
   CHECK(d.interval_from_sides);
   CHECK(d.lo == Approx(78.0 / 105));
   CHECK(d.hi == Approx(82.0 / 95));

@@ -105,7 +105,7 @@ TEST_CASE("plot series: comm curves per transport, op and placement on a byte ax
 TEST_CASE("plot series: compare pairs drawn with their interval, regressions marked and highlighted") {
   CompareInput c;
   c.label = "cmp";
-  c.threshold = 0.05;
+  c.result.options.threshold = 0.05;
   ComparePair same{"resnet50 x1", "no change", 1.01, 0.98, 1.04, false, false, 100, 101, ""};
   ComparePair slow{"resnet50 x2", "regression", 0.85, 0.82, 0.88, false, true, 200, 170, ""};
   ComparePair eff{"resnet50 x4", "no change", 0.99, 0, 0, false, true, 400, 396, "scaling efficiency dropped"};

@@ -11,6 +11,7 @@
 #include "report/compare.h"
 #include "report/compare_output.h"
 #include "report/html_report.h"
+#include "result/compare_result_json.h"
 #include "result/result_json.h"
 
 namespace mg {
@@ -78,10 +79,11 @@ class CompareCommand final : public Command {
     std::fputs(format_compare_table(report).c_str(), stdout);
     std::fflush(stdout);
     if (!markdown_path_.empty()) write_file_atomic(markdown_path_, format_compare_markdown(report));
-    if (!json_path_.empty()) write_json_atomic(json_path_, compare_to_json(report));
+    const nlohmann::json result = to_json(compare_result(report));
+    if (!json_path_.empty()) write_json_atomic(json_path_, result);
     if (!html_path_.empty()) {
       ReportInputs in;
-      add_report_json(in, compare_to_json(report), json_path_);
+      add_report_json(in, result, json_path_);
       in.compares.back().label = "compare";
       write_html_report(html_path_, in);
     }
