@@ -185,6 +185,7 @@ SideSummary summarize_side(const Pooled& p) {
   SideSummary s;
   for (const Located& l : p.parts) s.file += (s.file.empty() ? "" : ", ") + l.file->path;
   s.batch_per_device = r.batch_per_device;
+  s.tokens_per_sample = r.tokens_per_sample;
   s.threads_per_replica = r.threads_per_replica;
   s.inject_slowdown = p.parts.front().file->result.config.inject_slowdown;
   s.scaling_efficiency = p.efficiency;

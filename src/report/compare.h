@@ -56,6 +56,7 @@ struct SideSummary {
   double inject_slowdown = 0;        // --inject-slowdown the side ran with (calibration)
   int threads_per_replica = 0;
   int64_t batch_per_device = 0;
+  int64_t tokens_per_sample = 0;        // a language model's sequence length (its samples are sequences); 0: images
   double median_ips = 0;                // global_batch / median step time
   double ips_ci_lo = 0, ips_ci_hi = 0;  // from the 95% CI of the median step time
   double step_median_s = 0, step_ci_lo_s = 0, step_ci_hi_s = 0;

@@ -6,6 +6,8 @@
 
 #include <fmt/format.h>
 
+#include "result/summary.h"
+
 namespace mg {
 
 namespace {
@@ -45,6 +47,13 @@ std::string ratio_cell(const PairComparison& p) {
   if (p.change.coverage > 0)
     return fmt::format("{:.3f} [{:.3f}, {:.3f}]", p.ratio, p.change.lo, p.change.hi);
   return fmt::format("{:.3f}", p.ratio);
+}
+
+// The throughput columns' unit: images/s, or sequences/s for language models (their samples are sequences).
+const char* rate_column_unit(const CompareReport& r) {
+  std::vector<RateUnit> units;
+  for (const PairComparison& p : r.pairs) units.push_back(rate_unit(p.base.tokens_per_sample));
+  return common_rate_unit(units).samples_short;
 }
 
 std::string runs_cell(const PairComparison& p) { return fmt::format("{}/{}", p.base.runs, p.next.runs); }
@@ -94,6 +103,7 @@ CompareResult::Side side_result(const SideSummary& s) {
   out.threads_per_replica = s.threads_per_replica;
   out.inject_slowdown = s.inject_slowdown;
   out.batch_per_device = s.batch_per_device;
+  out.tokens_per_sample = s.tokens_per_sample;
   out.median_images_per_sec = s.median_ips;
   out.images_per_sec_ci95_lo = s.ips_ci_lo;
   out.images_per_sec_ci95_hi = s.ips_ci_hi;
@@ -149,8 +159,10 @@ std::string format_compare_table(const CompareReport& r) {
   for (const PairComparison& p : r.pairs) wk = std::max(wk, p.key.label().size());
   std::string out;
   if (r.options.across_time) out += std::string("note: ") + kAcrossTime + "\n";
-  out += fmt::format("{:<{}}  {:>26}  {:>26}  {:>5}  {:>23}  {:>8}  {:<28}  {}\n", "run", wk, "BASE img/s [95% CI]",
-                     "NEW img/s [95% CI]", "runs", "ratio [95% CI]", "p", "verdict", "flags");
+  const char* unit = rate_column_unit(r);
+  out += fmt::format("{:<{}}  {:>26}  {:>26}  {:>5}  {:>23}  {:>8}  {:<28}  {}\n", "run", wk,
+                     fmt::format("BASE {} [95% CI]", unit), fmt::format("NEW {} [95% CI]", unit), "runs",
+                     "ratio [95% CI]", "p", "verdict", "flags");
   for (const PairComparison& p : r.pairs)
     out += fmt::format("{:<{}}  {:>26}  {:>26}  {:>5}  {:>23}  {:>8}  {:<28}  {}\n", p.key.label(), wk,
                        ips_with_ci(p.base), ips_with_ci(p.next), runs_cell(p), ratio_cell(p), p_cell(p),
@@ -170,7 +182,8 @@ std::string format_compare_table(const CompareReport& r) {
 std::string format_compare_markdown(const CompareReport& r) {
   std::string out = fmt::format("### mgbench compare: {}\n\n", r.regression() ? "regression" : "no regression");
   if (r.options.across_time) out += std::string("> ") + kAcrossTime + ".\n\n";
-  out += "| run | BASE img/s [95% CI] | NEW img/s [95% CI] | runs | ratio [95% CI] | p | verdict | flags |\n";
+  out += fmt::format("| run | BASE {0} [95% CI] | NEW {0} [95% CI] | runs | ratio [95% CI] | p | verdict | flags |\n",
+                     rate_column_unit(r));
   out += "|---|---:|---:|---:|---:|---:|---|---|\n";
   for (const PairComparison& p : r.pairs) {
     const std::string verdict = p.verdict == Verdict::Regression || p.efficiency_drop

@@ -5,6 +5,7 @@
 
 #include "report/chart_parts.h"
 #include "report/plots.h"
+#include "result/summary.h"
 
 namespace mg::plot {
 
@@ -15,9 +16,13 @@ const char* kImprovement = "#009E73";  // bluish green
 const char* kNeutral = "#0072B2";      // blue
 
 Figure compare_figure(const CompareInput& in) {
+  std::vector<RateUnit> units;
+  for (const ComparePair& p : in.pairs) units.push_back(rate_unit(p.tokens_per_sample));
+  const std::string unit = common_rate_unit(units).samples;
   Figure f;
   f.title = "Comparison: " + in.label + (in.result.regression ? " — regression" : " — no regression");
-  f.caption = "NEW / BASE median images/s per pair with its 95 % interval; 1 = unchanged, left of it is slower. "
+  f.caption = "NEW / BASE median " + unit +
+              " per pair with its 95 % interval; 1 = unchanged, left of it is slower. "
               "Regressions (a significant slowdown beyond the threshold, or a scaling-efficiency drop) are marked "
               "in vermillion with a diamond. Dashed lines: ±threshold.";
   const double width = 860, row = 30, top = 12;
@@ -94,7 +99,7 @@ Figure compare_figure(const CompareInput& in) {
   }
   draw_legend(w, 10, a.bottom() + 46, width - 20, legend);
   f.svg = w.finish();
-  f.table.headers = {"pair", "BASE images/s", "NEW images/s", "ratio", "95 % interval", "verdict", "notes"};
+  f.table.headers = {"pair", "BASE " + unit, "NEW " + unit, "ratio", "95 % interval", "verdict", "notes"};
   if (std::any_of(in.pairs.begin(), in.pairs.end(), [](const ComparePair& p) { return p.interval_from_sides; }))
     f.caption += " * The file gives no interval of the ratio; the one shown spans the two sides' 95 % intervals "
                  "(new low / base high to new high / base low), wider than a proper interval of the ratio.";

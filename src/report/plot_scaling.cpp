@@ -6,6 +6,7 @@
 
 #include "report/plots.h"
 #include "report/xy_chart.h"
+#include "result/summary.h"
 
 namespace mg::plot {
 
@@ -49,7 +50,7 @@ std::vector<Curve> curves(const std::vector<ResultInput>& results) {
   return out;
 }
 
-// The CI of the median step time, carried to images/s around the plotted throughput: ips * median / hi ..
+// The CI of the median step time, carried to samples/s around the plotted throughput: ips * median / hi ..
 // ips * median / lo. Predictions and runs without an interval get none.
 bool throughput_ci(const Curve& c, const DeviceCountResult& d, double& lo, double& hi) {
   const StepStats& s = d.step_time;
@@ -77,11 +78,20 @@ std::vector<Figure> scaling_figures(const std::vector<ResultInput>& results) {
       multi = multi || d->devices > 1;
     }
   if (counts.empty()) return {};
+  // Rates count samples: images, or a language model's sequences, which also get a tokens/s column.
+  std::vector<RateUnit> units;
+  bool tokens = false;
+  for (const Curve& c : cs)
+    for (const auto* d : c.points) {
+      units.push_back(rate_unit(*d));
+      tokens = tokens || d->tokens_per_sample > 0;
+    }
+  const std::string unit = common_rate_unit(units).samples;
 
   XYChart tp;
   tp.aria_label = "Throughput versus device count";
   tp.x_title = "devices";
-  tp.y_title = "throughput (images/s)";
+  tp.y_title = "throughput (" + unit + ")";
   tp.x_ticks = counts;
   XYChart eff = tp;
   eff.aria_label = "Scaling efficiency versus device count";
@@ -90,13 +100,15 @@ std::vector<Figure> scaling_figures(const std::vector<ResultInput>& results) {
 
   Figure f1, f2;
   f1.title = "Throughput vs device count";
-  f1.caption = "Images per second (all devices) at each device count. Error bars: the 95 % confidence interval of "
-               "the median step time, carried to images/s. Dotted: ideal scaling, N times the 1-device throughput "
+  f1.caption = "Throughput in " + unit +
+               " (all devices) at each device count. Error bars: the 95 % confidence interval of the median step "
+               "time, carried to " + unit + ". Dotted: ideal scaling, N times the 1-device throughput "
                "of the same series. Dashed lines with hollow markers are predictions.";
   f2.title = "Scaling efficiency";
   f2.caption = "Throughput at N devices divided by N times the 1-device throughput of the same series; 100 % is "
                "perfect scaling.";
-  f1.table.headers = {"series", "devices", "images/s", "95 % CI", "images/s per device", "efficiency", "step median"};
+  f1.table.headers = {"series", "devices", unit, "95 % CI", unit + " per device", "efficiency", "step median"};
+  if (tokens) f1.table.headers.push_back(rate_unit(1).total);
   f2.table.headers = {"series", "devices", "efficiency", "speed-up"};
 
   int style = 0;
@@ -118,6 +130,7 @@ std::vector<Figure> scaling_figures(const std::vector<ResultInput>& results) {
                                format_sig(d->images_per_sec_per_device),
                                d->scaling_efficiency > 0 ? fmt::format("{:.1f} %", 100 * d->scaling_efficiency) : "-",
                                d->step_time.median_s > 0 ? format_sig(1e3 * d->step_time.median_s) + " ms" : "-"});
+      if (tokens) f1.table.rows.back().push_back(d->tokens_per_sample > 0 ? format_sig(d->tokens_per_sec) : "-");
       if (d->scaling_efficiency > 0) {
         e.x.push_back(d->devices);
         e.y.push_back(100 * d->scaling_efficiency);

@@ -8,8 +8,8 @@
 
 namespace mg::plot {
 
-// plot_scaling.cpp: images/s vs device count with the ideal line and 95 % CI bars, and scaling efficiency;
-// one series per file and transport, predictions dashed.
+// plot_scaling.cpp: throughput (images or sequences/s) vs device count with the ideal line and 95 % CI bars,
+// and scaling efficiency; one series per file and transport, predictions dashed.
 std::vector<Figure> scaling_figures(const std::vector<ResultInput>& results);
 // plot_breakdown.cpp: per file, the mean step as stacked bars per entry (input wait, forward, backward,
 // exposed comm, optimizer) with overlapped comm beside.

@@ -43,6 +43,7 @@ ComparePair compare_pair_view(const CompareResult::Pair& p) {
   out.ratio = p.ratio;
   out.base_ips = p.base.median_images_per_sec;
   out.new_ips = p.next.median_images_per_sec;
+  out.tokens_per_sample = p.base.tokens_per_sample;
   if (positive_interval(p.ratio_ci95_lo, p.ratio_ci95_hi)) {
     out.lo = p.ratio_ci95_lo;
     out.hi = p.ratio_ci95_hi;

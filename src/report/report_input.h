@@ -31,8 +31,9 @@ struct ComparePair {
   double lo = 0, hi = 0;            // interval of the ratio (0, 0 when neither the file nor the sides give one)
   bool interval_from_sides = false;  // derived from the two sides' throughput intervals, not from the file
   bool regression = false;           // verdict regression or efficiency drop
-  double base_ips = 0, new_ips = 0;
+  double base_ips = 0, new_ips = 0;  // samples/s: images, or a language model's sequences
   std::string notes;
+  int64_t tokens_per_sample = 0;  // a language model's sequence length; 0: an image model
 };
 
 struct CompareInput {

@@ -36,6 +36,7 @@ struct CompareResult {
     int threads_per_replica = 0;
     double inject_slowdown = 0;
     int64_t batch_per_device = 0;
+    int64_t tokens_per_sample = 0;  // a language model's sequence length: its rates count sequences; 0: images
     double median_images_per_sec = 0;
     double images_per_sec_ci95_lo = 0, images_per_sec_ci95_hi = 0;
     double step_time_median_s = 0;

@@ -20,19 +20,22 @@ json key_json(const CompareResult::Key& k) {
 }
 
 json side_json(const CompareResult::Side& s) {
-  return {{"file", s.file},
-          {"samples", s.samples},
-          {"runs", s.runs},
-          {"run_images_per_sec", s.run_images_per_sec},
-          {"threads_per_replica", s.threads_per_replica},
-          {"inject_slowdown", s.inject_slowdown},
-          {"batch_per_device", s.batch_per_device},
-          {"median_images_per_sec", s.median_images_per_sec},
-          {"images_per_sec_ci95", interval_json(s.images_per_sec_ci95_lo, s.images_per_sec_ci95_hi)},
-          {"step_time_median_s", s.step_time_median_s},
-          {"step_time_ci95_s", interval_json(s.step_time_ci95_lo_s, s.step_time_ci95_hi_s)},
-          {"scaling_efficiency", s.scaling_efficiency},
-          {"comm_exposed_s", s.comm_exposed_s}};
+  json j = {{"file", s.file},
+            {"samples", s.samples},
+            {"runs", s.runs},
+            {"run_images_per_sec", s.run_images_per_sec},
+            {"threads_per_replica", s.threads_per_replica},
+            {"inject_slowdown", s.inject_slowdown},
+            {"batch_per_device", s.batch_per_device},
+            {"median_images_per_sec", s.median_images_per_sec},
+            {"images_per_sec_ci95", interval_json(s.images_per_sec_ci95_lo, s.images_per_sec_ci95_hi)},
+            {"step_time_median_s", s.step_time_median_s},
+            {"step_time_ci95_s", interval_json(s.step_time_ci95_lo_s, s.step_time_ci95_hi_s)},
+            {"scaling_efficiency", s.scaling_efficiency},
+            {"comm_exposed_s", s.comm_exposed_s}};
+  // Only for language models, so image models' files stay as they were.
+  if (s.tokens_per_sample > 0) j["tokens_per_sample"] = s.tokens_per_sample;
+  return j;
 }
 
 json pair_json(const CompareResult::Pair& p) {
@@ -104,6 +107,7 @@ CompareResult::Side side_from(const JsonReader& rd, const json& j, const std::st
   s.threads_per_replica = rd.get<int>(j, w, "threads_per_replica");
   s.inject_slowdown = rd.get<double>(j, w, "inject_slowdown");
   s.batch_per_device = rd.get<int64_t>(j, w, "batch_per_device");
+  s.tokens_per_sample = rd.get_or<int64_t>(j, w, "tokens_per_sample", 0);  // absent for image models
   s.median_images_per_sec = rd.get<double>(j, w, "median_images_per_sec");
   interval_from(rd, j, w, "images_per_sec_ci95", s.images_per_sec_ci95_lo, s.images_per_sec_ci95_hi);
   s.step_time_median_s = rd.get<double>(j, w, "step_time_median_s");

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <string_view>
 
 #include "result/stats.h"
 
@@ -39,9 +40,18 @@ void summarize(DeviceCountResult& r) {
   a.busbw_GBps = r.devices > 1 ? a.algbw_GBps * 2.0 * (r.devices - 1) / r.devices : 0;
 }
 
-RateUnit rate_unit(const DeviceCountResult& r) {
-  if (r.tokens_per_sample <= 0) return {};
-  return {static_cast<double>(r.tokens_per_sample), "tokens/s", "tok/s/dev"};
+RateUnit rate_unit(int64_t tokens_per_sample) {
+  if (tokens_per_sample <= 0) return {};
+  return {static_cast<double>(tokens_per_sample), "tokens/s", "tok/s/dev", "sequences/s", "seq/s"};
+}
+
+RateUnit rate_unit(const DeviceCountResult& r) { return rate_unit(r.tokens_per_sample); }
+
+RateUnit common_rate_unit(const std::vector<RateUnit>& units) {
+  for (const RateUnit& u : units)
+    if (std::string_view(u.samples) != units.front().samples)
+      return {1, "images or tokens/s", "img|tok/s/dev", "images or sequences/s", "img|seq/s"};
+  return units.empty() ? RateUnit{} : units.front();
 }
 
 void compute_scaling(std::vector<DeviceCountResult>& runs) {

@@ -64,6 +64,18 @@ std::string usage_error_of(const std::function<void()>& f) {
 
 }  // namespace
 
+TEST_CASE("compare: a language model's rates are sequences/s in every output, never images") {
+  const LoadedResult b{"b.json", test::make_language_model_result({1}, {0.1}, 20, 0.01, 5)};
+  const LoadedResult n{"n.json", test::make_language_model_result({1}, {0.11}, 20, 0.01, 6)};
+  const CompareReport r = compare(b, n);
+  REQUIRE(r.pairs.size() == 1);
+  const std::string table = format_compare_table(r), md = format_compare_markdown(r);
+  CHECK(table.find("BASE seq/s [95% CI]") != std::string::npos);
+  CHECK(md.find("| run | BASE seq/s [95% CI] | NEW seq/s [95% CI] |") != std::string::npos);
+  for (const std::string& out : {table, md}) CHECK(out.find("img") == std::string::npos);
+  CHECK(to_json(compare_result(r))["pairs"][0]["base"]["tokens_per_sample"] == 256);
+}
+
 TEST_CASE("compare: identical runs are no change") {
   const auto b = runs_of("b", {1, 2}, {0.1, 0.11}, 5, 0.03, 1);
   const CompareReport r = compare_results(b, b, {});

@@ -62,6 +62,22 @@ TEST_CASE("html report: a self-contained page with every section the inputs supp
   CHECK(std::string(std::istreambuf_iterator<char>(f), {}) == page);
 }
 
+TEST_CASE("html report: a language model's throughput is in sequences/s and tokens/s, never images/s") {
+  const std::string dir = test::scratch_dir("html-lm");
+  const RunResult b = test::make_language_model_result({1, 2}, {0.1, 0.12}, 20, 0.02, 3);
+  const RunResult n = test::make_language_model_result({1, 2}, {0.11, 0.13}, 20, 0.02, 4);
+  const CompareReport cmp = compare_results({{"b.json", b}}, {{"n.json", n}}, {});
+  const ReportInputs in = load_report_inputs(
+      {write(dir, "gpt2.json", to_json(b)), write(dir, "cmp.json", to_json(compare_result(cmp)))});
+  const std::string page = render_html_report(in);
+  for (const char* label : {">throughput (sequences/s)</text>", "<th>sequences/s</th>",
+                            "<th>sequences/s per device</th>", "<th>tokens/s</th>", "<th>BASE sequences/s</th>",
+                            "<th>NEW sequences/s</th>", "NEW / BASE median sequences/s per pair"})
+    CHECK(page.find(label) != std::string::npos);
+  CHECK(page.find("images/s") == std::string::npos);
+  CHECK(page.find("Images") == std::string::npos);
+}
+
 TEST_CASE("html report: bad input is a one-line UsageError and nothing is written") {
   const std::string dir = test::scratch_dir("html-bad");
   CHECK_THROWS_AS(load_report_inputs({}), UsageError);

@@ -64,13 +64,7 @@ TEST_CASE("table: a header line, column titles and one row per device count") {
 }
 
 TEST_CASE("table: a language model's rates are tokens/s and its batch is of sequences") {
-  RunResult r = test::make_result({1, 2}, {0.100, 0.125}, 9, 0.0, 4);
-  r.config.model = "gpt2";
-  for (DeviceCountResult& d : r.runs) {
-    d.tokens_per_sample = 256;
-    summarize(d);
-  }
-  compute_scaling(r.runs);
+  RunResult r = test::make_language_model_result({1, 2}, {0.100, 0.125}, 9, 0.0, 4);
   CHECK(r.runs[1].tokens_per_sec == Approx(512.0 * 256));
   const auto ls = lines(format_table(r));
   CHECK(ls[0].find("gpt2 fp32 on cpu, batch 32 x 256 tokens per device") == 0);

@@ -33,6 +33,7 @@ void check_same(const CompareResult::Side& a, const CompareResult::Side& b) {
   CHECK(a.threads_per_replica == b.threads_per_replica);
   CHECK(a.inject_slowdown == b.inject_slowdown);
   CHECK(a.batch_per_device == b.batch_per_device);
+  CHECK(a.tokens_per_sample == b.tokens_per_sample);
   CHECK(a.median_images_per_sec == b.median_images_per_sec);
   CHECK(a.images_per_sec_ci95_lo == b.images_per_sec_ci95_lo);
   CHECK(a.images_per_sec_ci95_hi == b.images_per_sec_ci95_hi);
@@ -112,6 +113,15 @@ TEST_CASE("compare result json: every field survives a round trip, through a fil
   check_same(read_compare_result_file(path), c);
 }
 
+TEST_CASE("compare result json: a language model's sequence length is written for it only") {
+  CompareResult c = test::make_compare_result();
+  CHECK_FALSE(to_json(c)["pairs"][0]["base"].contains("tokens_per_sample"));
+  c.pairs[0].base.tokens_per_sample = c.pairs[0].next.tokens_per_sample = 256;
+  const json j = to_json(c);
+  CHECK(j["pairs"][0]["new"]["tokens_per_sample"] == 256);
+  check_same(compare_round_trip(c), c);
+}
+
 TEST_CASE("compare result json: absent p-values and detection floor are written as null and read back as absent") {
   CompareResult c = test::make_compare_result();
   c.pairs[0].p_value.reset();
@@ -144,10 +154,13 @@ TEST_CASE("compare result json: a missing or mistyped field is an error naming t
     edit(j);
     CHECK_THROWS_WITH(compare_result_from_json(j, "cmp.json"), Catch::Contains("cmp.json") && Catch::Contains(field));
   };
-  refused([](json& j) { j["pairs"][0]["base"].erase("median_images_per_sec"); }, "pairs[0].base: missing field 'median_images_per_sec'");
-  refused([](json& j) { j["pairs"][0]["efficiency_drop"] = 1; }, "pairs[0].efficiency_drop: has the wrong type (number)");
+  refused([](json& j) { j["pairs"][0]["base"].erase("median_images_per_sec"); },
+          "pairs[0].base: missing field 'median_images_per_sec'");
+  refused([](json& j) { j["pairs"][0]["efficiency_drop"] = 1; },
+          "pairs[0].efficiency_drop: has the wrong type (number)");
   refused([](json& j) { j["pairs"][0]["ratio_ci95"] = {0.8}; }, "pairs[0].ratio_ci95: expected [lo, hi]");
-  refused([](json& j) { j["pairs"][0]["noise"]["run_spread"] = "wide"; }, "pairs[0].noise.run_spread: has the wrong type");
+  refused([](json& j) { j["pairs"][0]["noise"]["run_spread"] = "wide"; },
+          "pairs[0].noise.run_spread: has the wrong type");
   refused([](json& j) { j["pairs"][0]["key"] = 7; }, "pairs[0].key: expected an object");
   refused([](json& j) { j["only_new"][0]["key"].erase("label"); }, "only_new[0].key: missing field 'label'");
   refused([](json& j) { j["options"].erase("paired"); }, "options: missing field 'paired'");

@@ -53,6 +53,19 @@ TEST_CASE("summarize derives a language model's tokens/s and the model FLOPs uti
   CHECK(r.mfu == Approx(160 * 2e9 / 1e12));  // 160 sequences/s per device
 }
 
+TEST_CASE("rate units: a language model's samples are sequences and its total is tokens; mixed runs name both") {
+  const RateUnit image = rate_unit(0), lm = rate_unit(256);
+  CHECK(std::string(image.samples) == "images/s");
+  CHECK(std::string(image.samples_short) == "img/s");
+  CHECK(std::string(lm.samples) == "sequences/s");
+  CHECK(std::string(lm.samples_short) == "seq/s");
+  CHECK(std::string(lm.total) == "tokens/s");
+  CHECK(lm.per_sample == 256);
+  CHECK(std::string(common_rate_unit({}).samples) == "images/s");
+  CHECK(std::string(common_rate_unit({lm, rate_unit(64)}).samples) == "sequences/s");
+  CHECK(std::string(common_rate_unit({image, lm}).samples) == "images or sequences/s");
+}
+
 TEST_CASE("summarize computes all-reduce bandwidth as nccl-tests does") {
   DeviceCountResult r;
   r.devices = 4;

@@ -102,6 +102,24 @@ inline RunResult make_result(const std::vector<int>& counts, const std::vector<d
   return r;
 }
 
+// make_result as a language model's (GPT-2): its samples are sequences of tokens_per_sample tokens.
+inline RunResult make_language_model_result(const std::vector<int>& counts, const std::vector<double>& medians,
+                                            int steps, double rel_noise, uint64_t seed,
+                                            int64_t tokens_per_sample = 256) {
+  RunResult r = make_result(counts, medians, steps, rel_noise, seed);
+  r.config.model = "gpt2";
+  r.config.seq_len = tokens_per_sample;
+  r.config.image_size = 0;
+  r.config.num_classes = 50257;
+  r.env.command_line = "mgbench --device cpu --model gpt2 --gpus 1,2";
+  for (DeviceCountResult& d : r.runs) {
+    d.tokens_per_sample = tokens_per_sample;
+    summarize(d);
+  }
+  compute_scaling(r.runs);
+  return r;
+}
+
 // A scratch folder under the build tree, emptied first.
 inline std::string scratch_dir(const std::string& name) {
   const std::string dir = std::string(MG_BINARY_DIR) + "/tests/report-scratch/" + name;
