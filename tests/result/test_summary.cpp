@@ -53,7 +53,7 @@ TEST_CASE("summarize derives a language model's tokens/s and the model FLOPs uti
   CHECK(r.mfu == Approx(160 * 2e9 / 1e12));  // 160 sequences/s per device
 }
 
-TEST_CASE("rate units: a language model's samples are sequences and its total is tokens; mixed runs name both") {
+TEST_CASE("rate units: a language model's samples are sequences and its total is tokens, and mixed runs name both") {
   const RateUnit image = rate_unit(0), lm = rate_unit(256);
   CHECK(std::string(image.samples) == "images/s");
   CHECK(std::string(image.samples_short) == "img/s");
