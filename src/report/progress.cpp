@@ -14,9 +14,9 @@ Progress::Progress(std::string label, std::FILE* out, bool enabled)
 
 Progress::~Progress() { finish(); }
 
-void Progress::update(int64_t done, int64_t total, double images_per_sec) {
+void Progress::update(int64_t done, int64_t total, double samples_per_sec) {
   if (!enabled_) return;
-  std::string line = fmt::format("{}: {} {}/{}  {:.1f} img/s", label_, unit_, done, total, images_per_sec);
+  std::string line = fmt::format("{}: {} {}/{}  {:.1f} {}", label_, unit_, done, total, samples_per_sec, rate_label_);
   // Pad over the previous text: a shorter line would otherwise leave its tail on screen.
   const size_t width = line.size();
   if (width < last_width_) line.append(last_width_ - width, ' ');

@@ -20,8 +20,10 @@ class Progress {
   bool enabled() const { return enabled_; }
   // What update() counts: "step" unless changed (e.g. "run" for --runs).
   void set_unit(std::string unit) { unit_ = std::move(unit); }
-  // Rewrites the single line: "<label>: <unit> <done>/<total>  <ips> img/s".
-  void update(int64_t done, int64_t total, double images_per_sec);
+  // The rate's label: "img/s" unless changed (e.g. "seq/s" for a language model).
+  void set_rate_label(std::string label) { rate_label_ = std::move(label); }
+  // Rewrites the single line: "<label>: <unit> <done>/<total>  <rate> <rate label>".
+  void update(int64_t done, int64_t total, double samples_per_sec);
   // Clears the line so the table that follows starts clean. Idempotent; the destructor calls it.
   void finish();
 
@@ -29,6 +31,7 @@ class Progress {
   std::string label_;
   std::FILE* out_;
   std::string unit_ = "step";
+  std::string rate_label_ = "img/s";
   bool enabled_;
   size_t last_width_ = 0;
 };

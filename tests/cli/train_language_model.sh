@@ -49,6 +49,12 @@ for source in host device; do
     || fail "synthetic $source: $(tok '["runs"][-1]')"
 done
 
+# The progress line (on stderr with --progress) counts sequences, as the table does.
+expect_status 0 "$MGBENCH" --device cpu --model gpt2-tiny --batch-size 2 --steps 2 --warmup 0 --devices 1 --no-check \
+  --progress --json "$TMP/r.json"
+grep -q "step 2/2 .* seq/s" "$TMP/err" || fail "the progress line does not count sequences: $(tr '\r' '\n' <"$TMP/err")"
+grep -q "img/s" "$TMP/err" && fail "the progress line says img/s for a language model: $(tr '\r' '\n' <"$TMP/err")"
+
 # Out-of-vocabulary tokens (a GPT-2 BPE file for the 256-token model) and mismatched inputs.
 python3 -c "
 import struct, sys

@@ -8,6 +8,7 @@
 #include "check/check.h"
 #include "cli/lib/child_runs.h"
 #include "comm/world.h"
+#include "models/registry.h"
 #include "core/error.h"
 #include "result/run_pool.h"
 #include "report/html_report.h"
@@ -64,8 +65,11 @@ int run_transports_in_children(const RunConfig& cfg, const LaunchInfo& launch, c
 }
 
 // --progress: on stderr whatever it is, for a log that follows the run; otherwise on stdout when it is a terminal.
-std::unique_ptr<Progress> make_progress(const std::string& label, bool always) {
-  return always ? std::make_unique<Progress>(label, stderr, true) : std::make_unique<Progress>(label);
+// The rate is labelled as the table labels it: images, or a language model's sequences.
+std::unique_ptr<Progress> make_progress(const std::string& label, const std::string& model, bool always) {
+  auto p = always ? std::make_unique<Progress>(label, stderr, true) : std::make_unique<Progress>(label);
+  p->set_rate_label(rate_unit(build_model(model).tokens ? 1 : 0).samples_short);
+  return p;
 }
 
 // --runs P: the whole benchmark P times, each in a fresh process (steps of one process share its memory and
@@ -78,7 +82,7 @@ int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const
   for (int i = 0; i < cfg.runs; ++i) extra.push_back({"--runs", "1", "--trace", i == 0 ? cfg.trace_path : ""});
   std::unique_ptr<Progress> progress;
   if (cfg.progress) {
-    progress = make_progress(cfg.model, progress_always);
+    progress = make_progress(cfg.model, cfg.model, progress_always);
     progress->set_unit("run");
   }
   const auto done = [&](size_t i, const nlohmann::json& part) {
@@ -117,7 +121,7 @@ int run_training(const RunConfig& cfg, const std::string& html_path, bool progre
   if (lead && cfg.progress) {
     hooks.entry_started = [&](const std::string& l) {
       label = l;
-      progress = make_progress(label, progress_always);
+      progress = make_progress(label, cfg.model, progress_always);
     };
     hooks.progress = [&](int done, int total, double ips) {
       if (progress) progress->update(done, total, ips);
