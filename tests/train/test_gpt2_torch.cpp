@@ -59,6 +59,38 @@ double relative_error(const float* a, const float* b, size_t n) {
   return scale > 0 ? diff / scale : diff;
 }
 
+// What gpt2_torch_reference.py needs to rebuild the model: its shape and where each parameter sits.
+nlohmann::json reference_manifest(const ModelDesc& m, const std::vector<ParamEntry>& entries, int64_t batch,
+                                  int64_t seq) {
+  nlohmann::json manifest = {{"batch", batch}, {"seq_len", seq}, {"layers", 0}, {"params", nlohmann::json::array()}};
+  for (const LayerDesc& l : m.layers) {
+    if (l.kind == LayerKind::Embedding) manifest["dim"] = l.embedding.dim;
+    if (l.kind == LayerKind::LayerNorm) manifest["eps"] = l.ln.eps;
+    if (l.kind == LayerKind::Attention) {
+      manifest["heads"] = l.attention.heads;
+      manifest["layers"] = manifest["layers"].get<int>() + 1;
+    }
+  }
+  for (const ParamEntry& e : entries) {
+    manifest["params"].push_back({{"name", m.layers[static_cast<size_t>(e.layer)].name + "." + e.name},
+                                  {"shape", e.shape.dims},
+                                  {"offset", e.offset}});
+  }
+  return manifest;
+}
+
+// Runs the reference on the manifest, weights and batch in dir; its outputs are left there.
+void run_reference(const std::string& python, const test::TempDir& dir, const nlohmann::json& manifest,
+                   const std::vector<float>& params, const std::vector<int32_t>& tokens,
+                   const std::vector<int32_t>& labels) {
+  std::ofstream(dir / "manifest.json") << manifest.dump();
+  write_raw(dir / "params.f32", params);
+  write_raw(dir / "tokens.i32", tokens);
+  write_raw(dir / "labels.i32", labels);
+  const std::string cmd = python + " " MG_SOURCE_DIR "/tests/train/gpt2_torch_reference.py " + dir.path();
+  REQUIRE(std::system(cmd.c_str()) == 0);
+}
+
 struct Trajectories {
   std::vector<float> mg;      // mgbench's loss at each step (before that step's update)
   std::vector<double> torch;  // PyTorch's, from the same weights and batch
@@ -101,19 +133,7 @@ Trajectories run_both(const std::string& python, const std::string& model_name, 
     t.mg.push_back(rep.last_loss());
   }
 
-  nlohmann::json manifest = {{"batch", batch}, {"seq_len", seq}, {"layers", 0}, {"params", nlohmann::json::array()}};
-  for (const LayerDesc& l : model.layers) {
-    if (l.kind == LayerKind::LayerNorm) manifest["eps"] = l.ln.eps;
-    if (l.kind == LayerKind::Attention) {
-      manifest["heads"] = l.attention.heads;
-      manifest["layers"] = manifest["layers"].get<int>() + 1;
-    }
-  }
-  for (const ParamEntry& e : rep.params()->entries()) {
-    manifest["params"].push_back({{"name", model.layers[static_cast<size_t>(e.layer)].name + "." + e.name},
-                                  {"shape", e.shape.dims},
-                                  {"offset", e.offset}});
-  }
+  nlohmann::json manifest = reference_manifest(model, rep.params()->entries(), batch, seq);
   manifest["dtype"] = reference_dtype;
   manifest["steps"] = steps;
   manifest["optimizer"] = {{"name", optimizer == Optimizer::AdamW ? "adamw" : "sgd"},
@@ -123,12 +143,7 @@ Trajectories run_both(const std::string& python, const std::string& model_name, 
                            {"betas", {c.adam_beta1, c.adam_beta2}},
                            {"eps", c.adam_eps}};
   test::TempDir dir;
-  std::ofstream(dir / "manifest.json") << manifest.dump();
-  write_raw(dir / "params.f32", params);
-  write_raw(dir / "tokens.i32", tokens);
-  write_raw(dir / "labels.i32", labels);
-  const std::string cmd = python + " " MG_SOURCE_DIR "/tests/train/gpt2_torch_reference.py " + dir.path();
-  REQUIRE(std::system(cmd.c_str()) == 0);
+  run_reference(python, dir, manifest, params, tokens, labels);
   t.torch = read_raw<double>(dir / "losses.f64", static_cast<size_t>(steps));
   return t;
 }
@@ -181,27 +196,8 @@ TEST_CASE("gpt2-tiny: logits, loss and every parameter gradient agree with PyTor
   be->synchronize(StreamKind::Compute);
   const std::vector<float> grads = store.download_grads();
 
-  nlohmann::json manifest = {{"batch", batch}, {"seq_len", seq}, {"layers", 0}, {"params", nlohmann::json::array()}};
-  for (const LayerDesc& l : m.layers) {
-    if (l.kind == LayerKind::Embedding) manifest["dim"] = l.embedding.dim;
-    if (l.kind == LayerKind::LayerNorm) manifest["eps"] = l.ln.eps;
-    if (l.kind == LayerKind::Attention) {
-      manifest["heads"] = l.attention.heads;
-      manifest["layers"] = manifest["layers"].get<int>() + 1;
-    }
-  }
-  for (const ParamEntry& e : store.entries()) {
-    manifest["params"].push_back({{"name", m.layers[static_cast<size_t>(e.layer)].name + "." + e.name},
-                                  {"shape", e.shape.dims},
-                                  {"offset", e.offset}});
-  }
   test::TempDir dir;
-  std::ofstream(dir / "manifest.json") << manifest.dump();
-  write_raw(dir / "params.f32", params);
-  write_raw(dir / "tokens.i32", tokens);
-  write_raw(dir / "labels.i32", labels);
-  const std::string cmd = python + " " MG_SOURCE_DIR "/tests/train/gpt2_torch_reference.py " + dir.path();
-  REQUIRE(std::system(cmd.c_str()) == 0);
+  run_reference(python, dir, reference_manifest(m, store.entries(), batch, seq), params, tokens, labels);
 
   const auto ref_logits = read_raw<float>(dir / "logits.f32", logits.size());
   const double ref_loss = read_raw<double>(dir / "loss.f64", 1)[0];
