@@ -20,4 +20,11 @@ struct Gpt2Config {
 };
 ModelDesc build_gpt2(const Gpt2Config& c);
 
+// A Vision Transformer's size: patch x patch pixels per token, image_size the one its position table fits.
+struct VitConfig {
+  std::string name;
+  int64_t layers, heads, dim, patch, image_size;
+};
+ModelDesc build_vit(const VitConfig& c, int64_t num_classes);
+
 }  // namespace mg

@@ -27,6 +27,8 @@ const char* layer_kind_name(LayerKind k) {
     case LayerKind::Gelu: return "gelu";
     case LayerKind::Attention: return "attention";
     case LayerKind::TokenFlatten: return "token_flatten";
+    case LayerKind::PatchTokens: return "patch_tokens";
+    case LayerKind::ClassToken: return "class_token";
   }
   return "?";
 }
@@ -82,10 +84,12 @@ size_t model_input_rank(LayerKind k) {
     case LayerKind::AvgPool:
     case LayerKind::GlobalAvgPool:
     case LayerKind::Flatten:
-    case LayerKind::Concat: return 4;
+    case LayerKind::Concat:
+    case LayerKind::PatchTokens: return 4;
     case LayerKind::Embedding: return 2;
     case LayerKind::Attention:
-    case LayerKind::TokenFlatten: return 3;
+    case LayerKind::TokenFlatten:
+    case LayerKind::ClassToken: return 3;
     default: return 0;
   }
 }
@@ -119,6 +123,10 @@ bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vect
       case LayerFault::Invalid: bad_model(m, i, ls.why);
       case LayerFault::TooSmall: fail = {Fit::TooSmall, where(m, i)}; return false;
       case LayerFault::Mismatch: {
+        if (l.kind != LayerKind::Linear) {
+          fail = {Fit::Mismatch, ls.why};
+          return false;
+        }
         const Shape& s = in[0];
         const LayerDesc& src = m.layers[l.inputs[0]];
         const Shape& pre = src.kind == LayerKind::Flatten ? shapes[src.inputs[0]] : s;
@@ -229,6 +237,23 @@ LayerShapes attention_shapes(const LayerDesc& d, const Shape& x) {
   return r;
 }
 
+// The patch grid's NHWC memory is already {N, h*w, C}; the layer puts the class token in front and adds a
+// position table fixed at build time, so an image size giving another grid does not fit the model.
+LayerShapes patch_token_shapes(const LayerDesc& d, const Shape& x) {
+  const std::string where = "patch-token layer " + d.name + ": ";
+  if (x.rank() != 4) return fault(LayerFault::Invalid, where + "input " + x.str() + " must be a patch grid {N,C,h,w}");
+  const int64_t patches = d.patch_tokens.patches;
+  if (patches <= 0) return fault(LayerFault::Invalid, where + "the position table's patch count must be positive");
+  if (x.h() * x.w() != patches)
+    return fault(LayerFault::Mismatch, "its position table holds " + std::to_string(patches) +
+                                           " patches but this size gives " + std::to_string(x.h() * x.w()) + " (a " +
+                                           std::to_string(x.h()) + "x" + std::to_string(x.w()) + " grid)");
+  LayerShapes r;
+  r.out = Shape{x.n(), 1 + patches, x.c()};
+  r.params = {{"class", Shape{x.c()}}, {"position", Shape{1 + patches, x.c()}}};
+  return r;
+}
+
 LayerShapes token_shapes(const LayerDesc& l, const Shape& x) {
   LayerShapes r;
   switch (l.kind) {
@@ -244,6 +269,11 @@ LayerShapes token_shapes(const LayerDesc& l, const Shape& x) {
     case LayerKind::TokenFlatten:
       if (x.rank() != 3) return fault(LayerFault::Invalid, "layer " + l.name + ": input " + x.str() + " must be {N,T,V}");
       r.out = Shape{x[0] * x[1], x[2]};
+      return r;
+    case LayerKind::PatchTokens: return patch_token_shapes(l, x);
+    case LayerKind::ClassToken:
+      if (x.rank() != 3) return fault(LayerFault::Invalid, "layer " + l.name + ": input " + x.str() + " must be {N,T,C}");
+      r.out = Shape{x[0], x[2]};
       return r;
     default: r.out = x; return r;  // Gelu
   }
@@ -308,7 +338,9 @@ static LayerShapes shapes_of(const LayerDesc& l, const std::vector<Shape>& in) {
     case LayerKind::LayerNorm:
     case LayerKind::Gelu:
     case LayerKind::Attention:
-    case LayerKind::TokenFlatten: return token_shapes(l, x);
+    case LayerKind::TokenFlatten:
+    case LayerKind::PatchTokens:
+    case LayerKind::ClassToken: return token_shapes(l, x);
     case LayerKind::Input: break;
   }
   return fault(LayerFault::Invalid, "layer " + l.name + ": unknown layer kind");
@@ -317,7 +349,7 @@ static LayerShapes shapes_of(const LayerDesc& l, const std::vector<Shape>& in) {
 LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
   LayerShapes r = shapes_of(l, in);
   for (ParamShape& p : r.params)
-    if (p.name == "weight" || p.name == "position") p.init_std = l.init_std;
+    if (p.name == "weight" || p.name == "position" || p.name == "class") p.init_std = l.init_std;
   return r;
 }
 
@@ -360,7 +392,7 @@ std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image
 
 std::vector<ParamShape> layer_params(const LayerDesc& l, const std::vector<Shape>& in_shapes) {
   if (l.kind != LayerKind::Conv && l.kind != LayerKind::BatchNorm && l.kind != LayerKind::Linear &&
-      l.kind != LayerKind::Embedding && l.kind != LayerKind::LayerNorm)
+      l.kind != LayerKind::Embedding && l.kind != LayerKind::LayerNorm && l.kind != LayerKind::PatchTokens)
     return {};
   LayerShapes r = layer_shapes(l, in_shapes);
   if (r.fault != LayerFault::None) throw UsageError(r.why);
@@ -423,7 +455,7 @@ void check_layer_inputs(const LayerDesc& l, size_t n) {
     case LayerKind::LRN:
       throw UsageError("layer " + l.name + ": LRN is not supported (allowed kinds: Conv, BatchNorm, Relu, "
                        "MaxPool, AvgPool, GlobalAvgPool, Flatten, Linear, Add, Concat, Dropout, Embedding, "
-                       "LayerNorm, Gelu, Attention, TokenFlatten)");
+                       "LayerNorm, Gelu, Attention, TokenFlatten, PatchTokens, ClassToken)");
     default: break;
   }
   const auto [lo, hi] = input_range(l.kind);

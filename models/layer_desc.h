@@ -30,6 +30,8 @@ enum class LayerKind {
   Gelu,           // tanh form, as GPT-2 uses
   Attention,      // multi-head self-attention core: fused qkv {N,T,3C} -> softmax(QK^T/sqrt(d))V {N,T,C}
   TokenFlatten,   // {N,T,V} -> {N*T,V}: one row per token for the loss (same memory)
+  PatchTokens,    // patch grid {N,C,h,w} -> class token + patches + position table {N,1+h*w,C} (ViT)
+  ClassToken,     // {N,T,C} -> {N,C}: each sequence's first token, the class token a ViT classifies from
 };
 
 const char* layer_kind_name(LayerKind k);
@@ -78,6 +80,14 @@ struct LayerNormParams {
   float eps = 1e-5f;
 };
 
+struct GeluParams {
+  bool tanh = true;  // GPT-2's tanh approximation; false: the exact erf form (torch's nn.GELU(), ViT's)
+};
+
+struct PatchTokensParams {
+  int64_t patches = 0;  // h*w the position table was made for (its rows: 1 + patches)
+};
+
 struct AttentionParams {
   int64_t heads = 1;
   bool causal = true;  // a token sees only itself and earlier ones (language models); false for ViT
@@ -94,14 +104,16 @@ struct LayerDesc {
   DropoutParams dropout;
   EmbeddingParams embedding;
   LayerNormParams ln;
+  GeluParams gelu;
   AttentionParams attention;
+  PatchTokensParams patch_tokens;
   // > 0: the weight (and a position table) start N(0, init_std), as GPT-2 initialises; 0: He uniform.
   float init_std = 0;
 };
 
 // Shapes of one parameter tensor, in the canonical layouts of backend.h (conv weight {O, KH, KW, I/groups}).
 struct ParamShape {
-  std::string name;  // "weight", "bias", "gamma", "beta", "position"
+  std::string name;  // "weight", "bias", "gamma", "beta", "position", "class"
   Shape shape;
   float init_std = 0;  // the layer's (weights and position tables only)
 };
@@ -135,7 +147,7 @@ enum class LayerFault {
   None,
   Invalid,   // parameters or inputs that make no layer
   TooSmall,  // a conv/pool window no longer fits the input
-  Mismatch,  // a Linear with fixed in_features given another feature count
+  Mismatch,  // a Linear with fixed in_features, or a position table, given another size
 };
 struct LayerShapes {
   Shape out;

@@ -113,12 +113,16 @@ int NetBuilder::embedding(const std::string& name, int64_t vocab, int64_t dim, i
   return push(std::move(l), {kInput});
 }
 
-int NetBuilder::layer_norm(int in, const std::string& name) {
-  return push(named(LayerKind::LayerNorm, name), {in});
+int NetBuilder::layer_norm(int in, const std::string& name, float eps) {
+  LayerDesc l = named(LayerKind::LayerNorm, name);
+  l.ln.eps = eps;
+  return push(std::move(l), {in});
 }
 
-int NetBuilder::gelu(int in, const std::string& name) {
-  return push(named(LayerKind::Gelu, name), {in});
+int NetBuilder::gelu(int in, const std::string& name, bool tanh) {
+  LayerDesc l = named(LayerKind::Gelu, name);
+  l.gelu.tanh = tanh;
+  return push(std::move(l), {in});
 }
 
 int NetBuilder::attention(int in, const std::string& name, int64_t heads, bool causal) {
@@ -129,6 +133,16 @@ int NetBuilder::attention(int in, const std::string& name, int64_t heads, bool c
 
 int NetBuilder::token_flatten(int in, const std::string& name) {
   return push(named(LayerKind::TokenFlatten, name), {in});
+}
+
+int NetBuilder::patch_tokens(int in, const std::string& name, int64_t patches) {
+  LayerDesc l = named(LayerKind::PatchTokens, name);
+  l.patch_tokens.patches = patches;
+  return push(std::move(l), {in});
+}
+
+int NetBuilder::class_token(int in, const std::string& name) {
+  return push(named(LayerKind::ClassToken, name), {in});
 }
 
 ModelDesc NetBuilder::finish_tokens(int64_t default_seq_len) {

@@ -30,13 +30,16 @@ class NetBuilder {
   int dropout(int in, const std::string& name, float p);
   int add(int a, int b, const std::string& name);
   int concat(const std::vector<int>& ins, const std::string& name);
-  // Transformer pieces (models/gpt2.cpp): token + position embedding of the input ids, layer norm, GELU,
+  // Transformer pieces (models/gpt2.cpp, models/vit.cpp): token + position embedding of the input ids, layer norm, GELU,
   // attention over a fused qkv, and {N,T,C} -> {N*T,C}.
   int embedding(const std::string& name, int64_t vocab, int64_t dim, int64_t max_positions);
-  int layer_norm(int in, const std::string& name);
-  int gelu(int in, const std::string& name);
+  int layer_norm(int in, const std::string& name, float eps = 1e-5f);
+  int gelu(int in, const std::string& name, bool tanh = true);
   int attention(int in, const std::string& name, int64_t heads, bool causal);
   int token_flatten(int in, const std::string& name);
+  // ViT's (models/vit.cpp): a patch grid to class token + patches + positions, and the class token back out.
+  int patch_tokens(int in, const std::string& name, int64_t patches);
+  int class_token(int in, const std::string& name);
 
   int64_t num_classes() const { return desc_.num_classes; }
 

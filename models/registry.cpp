@@ -40,12 +40,22 @@ const std::vector<Entry>& catalogue() {
         "354.8 M)",
         false},
        [](int64_t) { return build_gpt2({"gpt2-medium", 24, 16, 1024, 50257, 1024}); }},
+      {{"vit-b16", {"vit_b_16"},
+        "ViT-B/16 (torchvision vit_b_16, timm vit_base_patch16_224: 12x768, 12 heads, 16x16 patches); image "
+        "sizes 224-239 (the position table's 14x14 grid)",
+        false},
+       [](int64_t c) { return build_vit({"vit-b16", 12, 12, 768, 16, 224}, c); }},
+      {{"vit-s16", {"vit_s_16"},
+        "ViT-S/16 (timm vit_small_patch16_224: 12x384, 6 heads, 16x16 patches); image sizes 224-239", false},
+       [](int64_t c) { return build_vit({"vit-s16", 12, 6, 384, 16, 224}, c); }},
       {{"tiny", {}, "test network: 2 conv+BN+ReLU blocks, trains in seconds on CPU", true},
        [](int64_t c) { return build_tiny(true, c); }},
       {{"tiny_nobn", {}, "test network: tiny without batch-norm, for exact gradient checks", true},
        [](int64_t c) { return build_tiny(false, c); }},
       {{"gpt2-tiny", {}, "test network: GPT-2 with 2 layers, 2 heads, C=64, 256 byte tokens, up to 64 positions", true},
        [](int64_t) { return build_gpt2({"gpt2-tiny", 2, 2, 64, 256, 64}); }},
+      {{"vit-tiny", {}, "test network: ViT with 2 layers, 2 heads, C=32, 8x8 patches of a 32x32 image", true},
+       [](int64_t c) { return build_vit({"vit-tiny", 2, 2, 32, 8, 32}, c); }},
   };
   return entries;
 }

@@ -179,6 +179,9 @@ std::vector<LayerCase> all_layer_cases() {
   causal.attention = {2, true};
   full.attention = {4, false};
   fc_tokens.linear.out_features = 12;
+  LayerDesc gelu_erf = simple(LayerKind::Gelu), patches = simple(LayerKind::PatchTokens);
+  gelu_erf.gelu.tanh = false;
+  patches.patch_tokens.patches = 6;
   return {
       make_case("conv3x3_s1", conv_layer("", 16, 3, 1, 1), {Shape{2, 8, 6, 6}}),
       make_case("conv3x3_s1_bias", conv_layer("", 16, 3, 1, 1, 1, true), {Shape{2, 16, 9, 7}}),
@@ -209,6 +212,9 @@ std::vector<LayerCase> all_layer_cases() {
       make_case("attention_causal", causal, {Shape{2, 7, 48}}),
       make_case("attention_full", full, {Shape{2, 6, 48}}),
       make_case("token_flatten", simple(LayerKind::TokenFlatten), {Shape{2, 5, 12}}),
+      make_case("gelu_erf", gelu_erf, {Shape{2, 5, 16}}),
+      make_case("patch_tokens", patches, {Shape{2, 8, 2, 3}}),
+      make_case("class_token", simple(LayerKind::ClassToken), {Shape{3, 5, 12}}),
   };
 }
 

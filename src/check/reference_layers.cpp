@@ -269,14 +269,50 @@ ReferenceRun layernorm(const LayerDesc& d, const Shape& xs, const Vec& x, const 
   return done(y, {dx}, {dg, db});
 }
 
-ReferenceRun gelu(const Vec& x, const Vec& dy) {
+ReferenceRun gelu(const LayerDesc& d, const Vec& x, const Vec& dy) {
   const double k = std::sqrt(2.0 / M_PI), a = 0.044715;
   D y(x.size()), dx(x.size());
   for (size_t i = 0; i < x.size(); ++i) {
-    const double v = x[i], t = std::tanh(k * (v + a * v * v * v));
-    y[i] = 0.5 * v * (1 + t);
-    dx[i] = dy[i] * (0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * a * v * v));
+    const double v = x[i];
+    if (d.gelu.tanh) {
+      const double t = std::tanh(k * (v + a * v * v * v));
+      y[i] = 0.5 * v * (1 + t);
+      dx[i] = dy[i] * (0.5 * (1 + t) + 0.5 * v * (1 - t * t) * k * (1 + 3 * a * v * v));
+    } else {
+      const double cdf = 0.5 * (1 + std::erf(v / std::sqrt(2.0)));
+      y[i] = v * cdf;
+      dx[i] = dy[i] * (cdf + v * std::exp(-0.5 * v * v) / std::sqrt(2 * M_PI));
+    }
   }
+  return done(y, {dx}, {});
+}
+
+// out[n,0] = class + position[0], out[n,1+p] = patch[n,p] + position[1+p], over the {N,h*w,C} patch memory.
+ReferenceRun patch_tokens(const LayerDesc& d, const Shape& xs, const Vec& x, const std::vector<Vec>& p, const Vec& dy) {
+  const int64_t N = xs.n(), P = d.patch_tokens.patches, C = xs.c(), T = P + 1;
+  D y(static_cast<size_t>(N * T * C)), dx(x.size()), dcls(p[0].size()), dpos(p[1].size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t t = 0; t < T; ++t)
+      for (int64_t c = 0; c < C; ++c) {
+        const size_t k = static_cast<size_t>((n * T + t) * C + c), pc = static_cast<size_t>(t * C + c);
+        const size_t xi = static_cast<size_t>((n * P + t - 1) * C + c);
+        y[k] = static_cast<double>(p[1][pc]) + (t == 0 ? p[0][static_cast<size_t>(c)] : x[xi]);
+        dpos[pc] += dy[k];
+        if (t == 0) dcls[static_cast<size_t>(c)] += dy[k];
+        else dx[xi] = dy[k];
+      }
+  return done(y, {dx}, {dcls, dpos});
+}
+
+// out[n] = in[n,0]; the other tokens get no gradient.
+ReferenceRun class_token(const Shape& xs, const Vec& x, const Vec& dy) {
+  const int64_t N = xs[0], T = xs[1], C = xs[2];
+  D y(static_cast<size_t>(N * C)), dx(x.size());
+  for (int64_t n = 0; n < N; ++n)
+    for (int64_t c = 0; c < C; ++c) {
+      y[static_cast<size_t>(n * C + c)] = x[static_cast<size_t>(n * T * C + c)];
+      dx[static_cast<size_t>(n * T * C + c)] = dy[static_cast<size_t>(n * C + c)];
+    }
   return done(y, {dx}, {});
 }
 
@@ -358,7 +394,9 @@ ReferenceRun reference_layer(const LayerDesc& d, const std::vector<Shape>& shape
     case LayerKind::Concat: return concat(shapes, in, dout);
     case LayerKind::Embedding: return embedding(d, xs, in[0], params, dout);
     case LayerKind::LayerNorm: return layernorm(d, xs, in[0], params, dout);
-    case LayerKind::Gelu: return gelu(in[0], dout);
+    case LayerKind::Gelu: return gelu(d, in[0], dout);
+    case LayerKind::PatchTokens: return patch_tokens(d, xs, in[0], params, dout);
+    case LayerKind::ClassToken: return class_token(xs, in[0], dout);
     case LayerKind::Attention: return attention(d, xs, in[0], dout);
     case LayerKind::TokenFlatten:
     case LayerKind::Flatten: {  // NHWC (and {N,T,V}) memory is already the flattened order

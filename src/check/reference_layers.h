@@ -2,8 +2,9 @@
 // the ground truth `mgbench check` holds the CPU backend to (the CUDA backend is held to the CPU backend).
 // Written for clarity, not speed: loops over the definitions, with torch's conventions (NHWC memory with
 // logical {N,C,H,W} shapes, conv weights {O,KH,KW,I/g}, count_include_pad average pooling, biased batch
-// variance with running statistics updated by momentum, the counter-based dropout mask of backend.h; GPT-2's
-// tanh GELU, layer norm over the last dimension, scaled dot-product attention over a fused qkv).
+// variance with running statistics updated by momentum, the counter-based dropout mask of backend.h; GELU in
+// GPT-2's tanh form or torch's exact one, layer norm over the last dimension, scaled dot-product attention over
+// a fused qkv, ViT's class token in and out).
 #pragma once
 #include <cstdint>
 #include <vector>

@@ -100,7 +100,8 @@ std::unique_ptr<LayerOp> create_cpu_layer(CpuBackend& be, const LayerDesc& desc,
                                           const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
   static const LayerRows<CpuBackend> table = join_families<CpuBackend>(
       {cpu::conv_layers, cpu::linear_layers, cpu::norm_layers, cpu::pool_layers, cpu::misc_layers,
-       cpu::embedding_layers, cpu::layernorm_layers, cpu::gelu_layers, cpu::attention_layers});
+       cpu::embedding_layers, cpu::layernorm_layers, cpu::gelu_layers, cpu::attention_layers,
+       cpu::class_token_layers});
   // One layer at a time across replicas: oneDNN publishes its primitive cache through uninstrumented code, so
   // ThreadSanitizer needs this order to see it; and one replica's set-up timing of convolutions never runs
   // beside another's.

@@ -83,6 +83,7 @@ LayerRows<CpuBackend> embedding_layers();
 LayerRows<CpuBackend> layernorm_layers();
 LayerRows<CpuBackend> gelu_layers();
 LayerRows<CpuBackend> attention_layers();
+LayerRows<CpuBackend> class_token_layers();  // PatchTokens, ClassToken
 
 }  // namespace mg::cpu
 

@@ -1,6 +1,7 @@
 // GELU in its tanh form, as GPT-2 (and nanoGPT, llm.c) compute it:
 //   y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),  k = sqrt(2/pi)
-// in fp32 whatever the activation type; backward reads the input (never the output, so it may be overwritten).
+// or, where the description asks (ViT), the exact form torch's nn.GELU() computes: y = 0.5 x (1 + erf(x / sqrt 2)).
+// fp32 whatever the activation type; backward reads the input (never the output, so it may be overwritten).
 #include <cmath>
 
 #include "backend/cpu/cpu_act_io.h"
@@ -12,6 +13,16 @@ namespace {
 
 constexpr float kGeluK = 0.7978845608028654f;  // sqrt(2/pi)
 constexpr float kGeluA = 0.044715f;
+constexpr float kRsqrt2 = 0.7071067811865476f;    // 1/sqrt(2)
+constexpr float kRsqrt2Pi = 0.3989422804014327f;  // 1/sqrt(2 pi)
+
+inline float gelu_tanh(float v) { return 0.5f * v * (1.f + std::tanh(kGeluK * (v + kGeluA * v * v * v))); }
+inline float gelu_tanh_grad(float v) {
+  const float t = std::tanh(kGeluK * (v + kGeluA * v * v * v));
+  return 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kGeluK * (1.f + 3.f * kGeluA * v * v);
+}
+inline float gelu_erf(float v) { return 0.5f * v * (1.f + std::erf(v * kRsqrt2)); }
+inline float gelu_erf_grad(float v) { return 0.5f * (1.f + std::erf(v * kRsqrt2)) + v * kRsqrt2Pi * std::exp(-0.5f * v * v); }
 
 class GeluLayer final : public CpuLayer {
  public:
@@ -23,10 +34,12 @@ class GeluLayer final : public CpuLayer {
       using T = decltype(tag);
       const T* x = in[0].as<T>();
       T* y = out.as<T>();
+      if (desc_.gelu.tanh) {
 #pragma omp parallel for simd if (n > 16384)
-      for (int64_t i = 0; i < n; ++i) {
-        const float v = to_f32(x[i]);
-        from_f32(0.5f * v * (1.f + std::tanh(kGeluK * (v + kGeluA * v * v * v))), y[i]);
+        for (int64_t i = 0; i < n; ++i) from_f32(gelu_tanh(to_f32(x[i])), y[i]);
+      } else {
+#pragma omp parallel for simd if (n > 16384)
+        for (int64_t i = 0; i < n; ++i) from_f32(gelu_erf(to_f32(x[i])), y[i]);
       }
     });
   }
@@ -40,12 +53,12 @@ class GeluLayer final : public CpuLayer {
       const T* x = in[0].as<T>();
       const T* dy = dout.as<T>();
       T* dx = din[0].as<T>();
+      if (desc_.gelu.tanh) {
 #pragma omp parallel for simd if (n > 16384)
-      for (int64_t i = 0; i < n; ++i) {
-        const float v = to_f32(x[i]);
-        const float t = std::tanh(kGeluK * (v + kGeluA * v * v * v));
-        const float d = 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kGeluK * (1.f + 3.f * kGeluA * v * v);
-        from_f32(to_f32(dy[i]) * d, dx[i]);
+        for (int64_t i = 0; i < n; ++i) from_f32(to_f32(dy[i]) * gelu_tanh_grad(to_f32(x[i])), dx[i]);
+      } else {
+#pragma omp parallel for simd if (n > 16384)
+        for (int64_t i = 0; i < n; ++i) from_f32(to_f32(dy[i]) * gelu_erf_grad(to_f32(x[i])), dx[i]);
       }
     });
   }
