@@ -4,22 +4,24 @@
 # loaded, mgbench topo, mgbench check at every precision, the GPU test set, ResNet-50's cuDNN choices at fp32,
 # ResNet-50 training at batch 256 at fp32, tf32, bf16 and fp16 (device-synthetic data) each beside PyTorch
 # channels-last (AMP for 16-bit), GPT-2 at bf16 (sequence 1024, device-synthetic tokens) beside PyTorch with bf16
-# autocast, compute-sanitizer memcheck and racecheck on a 3-step ResNet-18 run, ResNet-50 on JPEGs made on the spot and
-# staged from the host, mgbench comm, mgbench predict to 8 GPUs beside a published 8-GPU figure, then PyTorch
-# eager NCHW and torch.compile while time remains. A failing or missing step (no torchvision, no
-# compute-sanitizer) is recorded and the rest still runs; a step the budget cannot fit is recorded as skipped.
+# autocast, a short ViT-B/16 run at bf16 (batch 32, device-synthetic images), compute-sanitizer memcheck and
+# racecheck on a 3-step ResNet-18 run, ResNet-50 on JPEGs made on the spot and staged from the host, mgbench comm,
+# mgbench predict to 8 GPUs beside a published 8-GPU figure, then PyTorch eager NCHW and torch.compile while time
+# remains. A failing or missing step (no torchvision, no compute-sanitizer) is recorded and the rest still runs; a
+# step the budget cannot fit is recorded as skipped.
 # Everything goes to OUT (default ./mgbench-gpu-check-<date>-<host>) and OUT.tar.xz: log.txt, steps.tsv (step,
 # status, seconds), one file per step, summary.json and summary.md.
 # Exit 0 when every step passed, 1 when a step failed or was skipped, 77 without a GPU.
-# Knobs: MG_GPU_BATCH (256), MG_GPU_LM_BATCH (8, GPT-2's sequences), MG_GPU_STEPS (20), MG_GPU_WARMUP (5),
-# MG_GPU_BUDGET_S (480), PYTHON (python3), MG_GPU_HOST_LIBS=1 (mgbench takes CUDA's libraries from the host, not
-# from PyTorch's wheels).
+# Knobs: MG_GPU_BATCH (256), MG_GPU_LM_BATCH (8, GPT-2's sequences), MG_GPU_VIT_BATCH (32), MG_GPU_STEPS (20),
+# MG_GPU_WARMUP (5), MG_GPU_BUDGET_S (480), PYTHON (python3), MG_GPU_HOST_LIBS=1 (mgbench takes CUDA's libraries
+# from the host, not from PyTorch's wheels).
 set -uo pipefail
 bundle=$(cd "$(dirname "$(readlink -f "$0")")/.." && pwd)
 mgbench=$bundle/bin/mgbench
 share=$bundle/share/mgbench
 batch=${MG_GPU_BATCH:-256}
 lm_batch=${MG_GPU_LM_BATCH:-8}
+vit_batch=${MG_GPU_VIT_BATCH:-32}
 steps=${MG_GPU_STEPS:-20}
 warmup=${MG_GPU_WARMUP:-5}
 budget=${MG_GPU_BUDGET_S:-480}
@@ -117,6 +119,11 @@ else
   printf 'torch-gpt2-bf16\tfailed (%s has no torch with CUDA)\t0\n' "$python" >>"$out/steps.tsv"
   failed=1
 fi
+# ViT-B/16 at bf16, a few steps on one fixed batch of device-synthetic images: the class-token layers, exact GELU
+# and full attention at the real model's size (no PyTorch run beside it: torchvision may be missing).
+step vit-b16-bf16 60 "$mgbench" --device cuda --gpus 1 --model vit-b16 --precision bf16 --image-size 224 \
+  --batch-size "$vit_batch" --optimizer adamw --steps 10 --warmup 3 --synthetic-source device --no-progress \
+  --json "$out/vit-b16-bf16.json"
 # ResNet-50 at batch 256, each precision beside PyTorch channels-last (AMP for the 16-bit ones).
 for prec in bf16 fp16 tf32 fp32; do
   train "resnet50-$prec" 120 --model resnet50 --precision "$prec" --synthetic-source device

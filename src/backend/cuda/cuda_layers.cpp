@@ -29,7 +29,8 @@ std::unique_ptr<LayerOp> create_cuda_layer(CudaBackend& be, const LayerDesc& des
                                            const std::vector<Shape>& in_shapes, const LayerOptions& opt) {
   static const LayerRows<CudaBackend> table = join_families<CudaBackend>(
       {cuda::conv_layers, cuda::linear_layers, cuda::norm_layers, cuda::pool_layers, cuda::misc_layers,
-       cuda::embedding_layers, cuda::layernorm_layers, cuda::gelu_layers, cuda::attention_layers});
+       cuda::embedding_layers, cuda::layernorm_layers, cuda::gelu_layers, cuda::attention_layers,
+       cuda::class_token_layers});
   return create_layer_from(table, be, desc, in_shapes, opt);
 }
 

@@ -1,6 +1,6 @@
 // What every CUDA layer shares beyond LayerBase: the precision check, the Compute stream, and device buffers owned
 // by a layer. One file per layer family (cuda_layers_conv.cpp, _linear, _norm, _pool, _misc, and the transformer
-// kinds' _embedding, _layernorm, _gelu, _attention); the table is
+// kinds' _embedding, _layernorm, _gelu, _attention, _class_token); the table is
 // create_cuda_layer in cuda_layers.cpp.
 #pragma once
 #include <memory>
@@ -39,5 +39,6 @@ LayerRows<CudaBackend> embedding_layers();
 LayerRows<CudaBackend> layernorm_layers();
 LayerRows<CudaBackend> gelu_layers();
 LayerRows<CudaBackend> attention_layers();
+LayerRows<CudaBackend> class_token_layers();  // PatchTokens, ClassToken
 
 }  // namespace mg::cuda

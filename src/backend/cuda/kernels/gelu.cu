@@ -1,5 +1,7 @@
-// GELU in its tanh form, the CPU backend's (cpu_layers_gelu.cpp): y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),
-// k = sqrt(2/pi), in fp32 whatever the element type; backward reads the input, never the output.
+// GELU, the CPU backend's two forms (cpu_layers_gelu.cpp): GPT-2's tanh approximation
+//   y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),  k = sqrt(2/pi)
+// and the exact form torch's nn.GELU() computes (ViT's), y = 0.5 x (1 + erf(x / sqrt 2)). fp32 whatever the
+// element type; backward reads the input, never the output.
 #include "backend/cuda/kernels/dtype.cuh"
 #include "backend/cuda/kernels/kernels.cuh"
 
@@ -8,40 +10,57 @@ namespace {
 
 constexpr float kGeluK = 0.7978845608028654f;  // sqrt(2/pi)
 constexpr float kGeluA = 0.044715f;
+constexpr float kRsqrt2 = 0.7071067811865476f;    // 1/sqrt(2)
+constexpr float kRsqrt2Pi = 0.3989422804014327f;  // 1/sqrt(2 pi)
 
-template <typename T>
-__global__ void gelu_fwd_k(const T* x, T* y, int64_t n) {
-  MG_GRID_LOOP(i, n) {
-    const float v = to_f32(x[i]);
-    y[i] = from_f32<T>(0.5f * v * (1.f + tanhf(kGeluK * (v + kGeluA * v * v * v))));
+// The form is a template parameter so each kernel's inner loop has no branch.
+template <bool Tanh>
+__device__ __forceinline__ float gelu_f(float v) {
+  if constexpr (Tanh) return 0.5f * v * (1.f + tanhf(kGeluK * (v + kGeluA * v * v * v)));
+  else return 0.5f * v * (1.f + erff(v * kRsqrt2));
+}
+
+template <bool Tanh>
+__device__ __forceinline__ float gelu_grad_f(float v) {
+  if constexpr (Tanh) {
+    const float t = tanhf(kGeluK * (v + kGeluA * v * v * v));
+    return 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kGeluK * (1.f + 3.f * kGeluA * v * v);
+  } else {
+    return 0.5f * (1.f + erff(v * kRsqrt2)) + v * kRsqrt2Pi * expf(-0.5f * v * v);
   }
 }
 
+template <bool Tanh, typename T>
+__global__ void gelu_fwd_k(const T* x, T* y, int64_t n) {
+  MG_GRID_LOOP(i, n) { y[i] = from_f32<T>(gelu_f<Tanh>(to_f32(x[i]))); }
+}
+
 // Element-wise, each thread reading dy[i] before writing dx[i], so dx may be dy.
-template <typename T>
+template <bool Tanh, typename T>
 __global__ void gelu_bwd_k(const T* x, const T* dy, T* dx, int64_t n) {
-  MG_GRID_LOOP(i, n) {
-    const float v = to_f32(x[i]);
-    const float t = tanhf(kGeluK * (v + kGeluA * v * v * v));
-    const float d = 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kGeluK * (1.f + 3.f * kGeluA * v * v);
-    dx[i] = from_f32<T>(to_f32(dy[i]) * d);
-  }
+  MG_GRID_LOOP(i, n) { dx[i] = from_f32<T>(to_f32(dy[i]) * gelu_grad_f<Tanh>(to_f32(x[i]))); }
 }
 
 }  // namespace
 
-void gelu_forward(const void* x, void* y, DType dt, int64_t n, cudaStream_t s) {
+void gelu_forward(const void* x, void* y, DType dt, int64_t n, bool tanh_form, cudaStream_t s) {
   launch_float(dt, n, [&](auto t) {
     using T = decltype(t);
-    gelu_fwd_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<T*>(y), n);
+    const auto* xp = static_cast<const T*>(x);
+    auto* yp = static_cast<T*>(y);
+    if (tanh_form) gelu_fwd_k<true, T><<<grid_for(n), 256, 0, s>>>(xp, yp, n);
+    else gelu_fwd_k<false, T><<<grid_for(n), 256, 0, s>>>(xp, yp, n);
   });
 }
 
-void gelu_backward(const void* x, const void* dy, void* dx, DType dt, int64_t n, cudaStream_t s) {
+void gelu_backward(const void* x, const void* dy, void* dx, DType dt, int64_t n, bool tanh_form, cudaStream_t s) {
   launch_float(dt, n, [&](auto t) {
     using T = decltype(t);
-    gelu_bwd_k<T><<<grid_for(n), 256, 0, s>>>(static_cast<const T*>(x), static_cast<const T*>(dy),
-                                              static_cast<T*>(dx), n);
+    const auto* xp = static_cast<const T*>(x);
+    const auto* dyp = static_cast<const T*>(dy);
+    auto* dxp = static_cast<T*>(dx);
+    if (tanh_form) gelu_bwd_k<true, T><<<grid_for(n), 256, 0, s>>>(xp, dyp, dxp, n);
+    else gelu_bwd_k<false, T><<<grid_for(n), 256, 0, s>>>(xp, dyp, dxp, n);
   });
 }
 

@@ -100,9 +100,9 @@ void avg_pool_forward(const void* x, void* y, DType dt, const PoolGeom& g, cudaS
 void avg_pool_backward(const void* dy, void* dx, DType dt, const PoolGeom& g, cudaStream_t s);
 
 // ---- transformer layers: activations {N,T,C} are N*T rows of C (the CPU backend's layouts)
-// GELU, tanh form (gelu.cu); backward reads the input.
-void gelu_forward(const void* x, void* y, DType dt, int64_t n, cudaStream_t s);
-void gelu_backward(const void* x, const void* dy, void* dx, DType dt, int64_t n, cudaStream_t s);
+// GELU (gelu.cu): tanh_form true is GPT-2's tanh approximation, false the exact erf form; backward reads the input.
+void gelu_forward(const void* x, void* y, DType dt, int64_t n, bool tanh_form, cudaStream_t s);
+void gelu_backward(const void* x, const void* dy, void* dx, DType dt, int64_t n, bool tanh_form, cudaStream_t s);
 
 // Layer norm over the last dimension (layernorm.cu): mean and rstd (1/std) are rows fp32 each, written by forward
 // and read by backward. The parameter gradients need layernorm_param_partials(rows, c) fp32 of partials and
@@ -133,6 +133,17 @@ void embedding_forward(const int32_t* ids, const float* wte, const float* wpe, v
 void embedding_backward(const int32_t* ids, const void* dy, DType dt, float* dwte, float* dwpe, int64_t n, int64_t t,
                         int64_t c, int64_t vocab, int64_t positions, bool accumulate, const TokenSort& sort,
                         cudaStream_t s);
+
+// ViT's class token in and out (class_token.cu). Patch tokens: the patch grid's {N,p,c} memory (NHWC) ->
+// {N,1+p,c}: row 0 = cls + pos[0], row 1+j = x[j] + pos[1+j]. Backward: dx (may be null) gets dy's patch rows; dcls
+// {c} and dpos {1+p,c} (fp32) get dy summed over the batch, in batch order, overwritten or added to with accumulate.
+void patch_tokens_forward(const void* x, const float* cls, const float* pos, void* y, DType dt, int64_t n, int64_t p,
+                          int64_t c, cudaStream_t s);
+void patch_tokens_backward(const void* dy, void* dx, float* dcls, float* dpos, DType dt, int64_t n, int64_t p,
+                           int64_t c, bool accumulate, cudaStream_t s);
+// Class token: {N,t,c} -> {N,c}, each sequence's row 0; backward writes dy to row 0 of dx and zeros elsewhere.
+void class_token_forward(const void* x, void* y, DType dt, int64_t n, int64_t t, int64_t c, cudaStream_t s);
+void class_token_backward(const void* dy, void* dx, DType dt, int64_t n, int64_t t, int64_t c, cudaStream_t s);
 
 // Attention's softmax over rows of t fp32 scores (attention.cu); row r is query position r % t, and causal masks
 // the keys after it to exactly 0. In place; probs_low (dt, may be null) gets a copy for the products.
