@@ -80,6 +80,9 @@ std::string case_key(const LayerDesc& l, const std::vector<Shape>& shapes, bool 
     case LayerKind::Linear: key += fmt::format("{} b{}", l.linear.out_features, l.linear.bias); break;
     case LayerKind::BatchNorm: key += fmt::format("{} {}", l.bn.eps, l.bn.momentum); break;
     case LayerKind::Dropout: key += fmt::format("{}", l.dropout.p); break;
+    case LayerKind::LayerNorm: key += fmt::format("{}", l.ln.eps); break;
+    case LayerKind::Gelu: key += fmt::format("tanh{}", l.gelu.tanh); break;
+    case LayerKind::Attention: key += fmt::format("h{} causal{}", l.attention.heads, l.attention.causal); break;
     default: break;
   }
   for (const Shape& s : shapes) key += "|" + shape_text(s);
@@ -132,6 +135,8 @@ std::vector<LayerCase> model_layer_cases(const ModelDesc& m, const Backend& be) 
       for (size_t k = 0; k < cs.size(); ++k) c.desc.inputs.push_back(static_cast<int>(k));
       // A Linear whose input features were cut no longer reads its pinned width.
       if (l.kind == LayerKind::Linear) c.desc.linear.in_features = 0;
+      // A patch grid that was cut needs a position table of its size.
+      if (l.kind == LayerKind::PatchTokens) c.desc.patch_tokens.patches = cs[0].h() * cs[0].w();
       c.shapes = cs;
       c.distinct = l.kind == LayerKind::MaxPool;
       c.relu = relu_after[i];

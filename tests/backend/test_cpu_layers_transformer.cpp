@@ -22,6 +22,18 @@ LayerDesc linear(int64_t out) {
   return d;
 }
 
+LayerDesc gelu_erf() {
+  LayerDesc d = make_desc(LayerKind::Gelu);
+  d.gelu.tanh = false;
+  return d;
+}
+
+LayerDesc patch_tokens(int64_t patches) {
+  LayerDesc d = make_desc(LayerKind::PatchTokens);
+  d.patch_tokens.patches = patches;
+  return d;
+}
+
 LayerDesc embedding(int64_t vocab, int64_t dim, int64_t positions) {
   LayerDesc d = make_desc(LayerKind::Embedding);
   d.embedding = {vocab, dim, positions};
@@ -85,13 +97,19 @@ TEST_CASE("cpu transformer layers match the naive reference: forward, input and 
     matches_reference(attention(1, true), Shape{1, 1, 6}, p, tol);  // one token sees only itself
     matches_reference(linear(7), Shape{2, 4, 20}, p, tol);
     matches_reference(make_desc(LayerKind::TokenFlatten), Shape{2, 3, 11}, p, tol);
+    matches_reference(gelu_erf(), Shape{2, 3, 50}, p, tol, 4.f);
+    matches_reference(patch_tokens(6), Shape{3, 10, 2, 3}, p, tol);
+    matches_reference(make_desc(LayerKind::ClassToken), Shape{3, 7, 10}, p, tol);
   });
 }
 
-TEST_CASE("cpu layer norm, GELU and attention backward match finite differences") {
+TEST_CASE("cpu layer norm, GELU, attention and the class-token layers backward match finite differences") {
   // Finite differences in fp32 (h = 1e-2), as the other layers' backward tests.
   for (const auto& [d, s] : std::vector<std::pair<LayerDesc, Shape>>{{make_desc(LayerKind::LayerNorm), {2, 3, 10}},
                                                                      {make_desc(LayerKind::Gelu), {2, 3, 10}},
+                                                                     {gelu_erf(), {2, 3, 10}},
+                                                                     {patch_tokens(4), {2, 6, 2, 2}},
+                                                                     {make_desc(LayerKind::ClassToken), {2, 4, 6}},
                                                                      {attention(2, true), {2, 5, 24}},
                                                                      {attention(2, false), {1, 4, 12}}}) {
     INFO(layer_kind_name(d.kind) << " " << s.str());

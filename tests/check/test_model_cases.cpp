@@ -35,6 +35,10 @@ void check_cases_cover(const ModelDesc& m) {
   for (const LayerCase& c : cases) {
     INFO(m.name << ": case " << c.name);
     REQUIRE_FALSE(c.layers.empty());
+    // The cut shapes must still make the layer (a patch grid that was cut with a position table that was not).
+    const LayerShapes made = layer_shapes(c.desc, c.shapes);
+    CHECK(made.why == "");
+    CHECK(made.fault == LayerFault::None);
     for (int i : c.layers) {
       ++claimed[i];
       const LayerDesc& l = m.layers[static_cast<size_t>(i)];

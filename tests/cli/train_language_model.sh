@@ -72,5 +72,6 @@ expect_usage_error "a language model reads a token file" run --model gpt2-tiny -
 expect_usage_error "is a folder: a token file" "$MGBENCH" prepare-data "$TMP/images" "$TMP/x.bin"
 printf x >"$TMP/one.txt"
 expect_usage_error "fewer than 2 bytes" "$MGBENCH" prepare-data "$TMP/one.txt" "$TMP/x.bin"
+expect_usage_error "--threads applies to images, not to a token file" "$MGBENCH" prepare-data "$TMP/text.txt" "$TMP/x.bin" --threads 4
 [[ ! -e "$TMP/x.bin" ]] || fail "a refused prepare-data wrote a token file"
 echo ok

@@ -115,8 +115,10 @@ TEST_CASE("the listing marks test networks and aliases") {
   CHECK(model_info("resnet").aliases == std::vector<std::string>{"resnet"});
   CHECK(model_info("inception3").note.find("aux_logits=False") != std::string::npos);
   const auto names = model_names();
-  CHECK(names.size() == 14);
+  CHECK(names.size() == 17);
   CHECK(model_info("gpt2-tiny").test_network);
+  CHECK(model_info("vit-tiny").test_network);
+  CHECK_FALSE(model_info("vit-b16").test_network);
   CHECK_FALSE(model_info("gpt2").test_network);
   CHECK(names.front() == "resnet18");
 }

@@ -28,8 +28,8 @@ class PrepareDataCommand final : public Command {
                     "language model's token file (.bin, one token per byte) from a text file");
     sub.add_option("input", input_, "Folder with one sub-folder of JPEG images per class, or a text file");
     sub.add_option("output", output_, "Record file (.mgrec) or token file (.bin) to write; written atomically");
-    sub.add_option("--threads", threads_, "Threads reading and validating (decoding) images")
-        ->capture_default_str();
+    threads_opt_ = sub.add_option("--threads", threads_, "Threads reading and validating (decoding) images")
+                       ->capture_default_str();
     sub.add_flag("--skip-bad-images", skip_bad_, "Leave out images that fail to decode instead of failing");
     sub.add_option("--generate-test-images", gen_dir_, "Write a synthetic JPEG folder to DIR instead")
         ->group("");
@@ -47,6 +47,8 @@ class PrepareDataCommand final : public Command {
     }
     if (ends_with(output_, kTokenFileSuffix)) {
       if (skip_bad_) throw UsageError("--skip-bad-images applies to images, not to a token file");
+      // Byte tokens are one sequential pass at disk speed: a thread count would be a knob that does nothing.
+      if (threads_opt_->count()) throw UsageError("--threads applies to images, not to a token file");
       return tokenize();
     }
     if (!ends_with(output_, ".mgrec")) {
@@ -92,6 +94,7 @@ class PrepareDataCommand final : public Command {
     return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   }
 
+  CLI::Option* threads_opt_ = nullptr;
   std::string input_, output_, gen_dir_;
   int threads_ = std::max(1, static_cast<int>(std::thread::hardware_concurrency()));
   bool skip_bad_ = false;
