@@ -5,6 +5,11 @@
 # median over rounds of its per-run median step rate (batch / median step time); images over wall time is shown
 # beside it. Raw JSON of every run, a summary and the full log go under OUT (default results/cpu/<date>-...).
 #   scripts/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH DDP=0 PROBE=1
+#                                                                   LAYOUTS="nchw channels-last"
+# MODEL is a name both take: torchvision's (resnet50, vit_b_16), which mgbench knows as an alias. LAYOUTS picks the
+# PyTorch sides (channels-last means nothing to a transformer's activations: LAYOUTS=nchw for vit_b_16).
+# Memory is process against process: mgbench's peak resident set (device_memory_in_use_bytes, VmHWM) and
+# PyTorch's ru_maxrss.
 # DDP=1 adds, in every round, mgbench on 2 CPU replicas against PyTorch DDP (gloo, 2 processes; torch_ddp_cpu.py).
 # PROBE=1 (the default) runs scripts/machine-probe.sh right before each round's mgbench run and states that run as a
 # percentage of the FMA peak the probe just measured: a shared VM's peak moves between rounds (on the 2-core VM one
@@ -13,7 +18,8 @@
 # image) and executed (less what Winograd layers did not compute: scripts/onednn_flops.py), the latter from one
 # untimed 2-step run under ONEDNN_VERBOSE after the rounds (scripts/onednn-breakdown.py, OUT/flops/).
 # The DDP line is images over the wall time of the timed window on both sides (torch_ddp_cpu.py times the same).
-# Each PyTorch JSON records torch.__config__.show() (the build: BLAS, oneDNN, OpenMP, ISA).
+# Each PyTorch JSON records torch.__config__.show() (the build: BLAS, oneDNN, OpenMP, ISA). PyTorch runs with
+# OMP_NUM_THREADS=THREADS besides --threads, as bench-lm-vs-torch.sh runs it, so its OpenMP team has that size too.
 # Needs Debian's python3-torch and python3-torchvision (apt-get install them; /usr/bin/python3 is used).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -27,6 +33,10 @@ ref=$root/scripts/torch_reference.py
 /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null ||
   { echo "bench-cpu-vs-torch: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 2; }
 [[ ${PROBE:-1} == [01] ]] || { echo "bench-cpu-vs-torch: PROBE must be 0 or 1, not '${PROBE}'" >&2; exit 2; }
+layouts=${LAYOUTS:-nchw channels-last}
+for l in $layouts; do
+  [[ $l == nchw || $l == channels-last ]] || { echo "bench-cpu-vs-torch: LAYOUTS takes nchw and channels-last, not '$l'" >&2; exit 2; }
+done
 mkdir -p "$out"
 log="$out/log.txt"
 "$mg" models --json > "$out/models.json"
@@ -42,11 +52,11 @@ log="$out/log.txt"
     echo "\$ [round $r] $mg --device cpu --gpus 1 --model $model --batch-size $batch --steps $steps --warmup 3 --threads $threads"
     "$mg" --device cpu --gpus 1 --model "$model" --batch-size "$batch" --steps "$steps" --warmup 3 \
       --threads "$threads" --no-progress --json "$out/mgbench-$r.json"
-    for layout in nchw channels-last; do
+    for layout in $layouts; do
       flag=()
       [[ $layout == channels-last ]] && flag=(--channels-last)
-      echo "\$ [round $r] /usr/bin/python3 $ref --device cpu --model $model --batch $batch --steps $steps --warmup 3 --threads $threads ${flag[*]}"
-      /usr/bin/python3 "$ref" --device cpu --model "$model" --batch "$batch" --steps "$steps" --warmup 3 \
+      echo "\$ [round $r] OMP_NUM_THREADS=$threads /usr/bin/python3 $ref --device cpu --model $model --batch $batch --steps $steps --warmup 3 --threads $threads ${flag[*]}"
+      OMP_NUM_THREADS=$threads /usr/bin/python3 "$ref" --device cpu --model "$model" --batch "$batch" --steps "$steps" --warmup 3 \
         --threads "$threads" "${flag[@]}" | tee "$out/torch-$layout-$r.json"
     done
     if [[ ${DDP:-0} == 1 ]]; then
@@ -63,19 +73,24 @@ log="$out/log.txt"
       --model "$model" --batch-size "$batch" --steps 2 --warmup 1 --threads "$threads"
   fi
 } 2>&1 | tee "$log"
-python3 - "$out" "$rounds" "${PROBE:-1}" "$threads" <<'PY' | tee -a "$log"
+python3 - "$out" "$rounds" "${PROBE:-1}" "$threads" "$layouts" <<'PY' | tee -a "$log"
 import json, os, statistics, sys
 out, rounds, probed, threads = sys.argv[1], int(sys.argv[2]), sys.argv[3] == "1", int(sys.argv[4])
+layouts = sys.argv[5].split()
 def last_json(path):
     return json.loads(open(path).read().strip().splitlines()[-1])
-sides = {"mgbench": [], "pytorch NCHW": [], "pytorch channels-last": []}
+torch_sides = [(n, l) for n, l in (("pytorch NCHW", "nchw"), ("pytorch channels-last", "channels-last")) if l in layouts]
+sides = {"mgbench": [], **{n: [] for n, _ in torch_sides}}
+peak_rss = {n: [] for n in sides}
 for r in range(1, rounds + 1):
     m = json.load(open(os.path.join(out, f"mgbench-{r}.json")))
     run = m["runs"][0]
     sides["mgbench"].append((run["global_batch"] / run["step_time"]["median_s"], run["images_per_sec"]))
-    for name, layout in (("pytorch NCHW", "nchw"), ("pytorch channels-last", "channels-last")):
+    peak_rss["mgbench"].append(run["device_memory_in_use_bytes"])
+    for name, layout in torch_sides:
         t = last_json(os.path.join(out, f"torch-{layout}-{r}.json"))
         sides[name].append((t["images_per_sec_at_median"], t["images_per_sec"]))
+        peak_rss[name].append(t["peak_rss_bytes"])
 cpu = json.load(open(os.path.join(out, "mgbench-1.json")))["environment"]["cpu"]
 lines = [f"CPU: {cpu}; {rounds} alternating rounds; img/s = batch / median step time (median over rounds), "
          "[images over wall time], per round"]
@@ -84,6 +99,8 @@ for name, v in sides.items():
     med = statistics.median(x[0] for x in v)
     per = ", ".join(f"{a:.2f} [{b:.2f}]" for a, b in v)
     lines.append(f"{name}: {med:.2f} img/s (mgbench / this = {ref / med:.3f}); rounds: {per}")
+lines.append("peak memory, process against process (GiB over rounds): " + "; ".join(
+    f"{n} {min(v) / 2**30:.2f}-{max(v) / 2**30:.2f}" for n, v in peak_rss.items()))
 if os.path.exists(os.path.join(out, "mgbench-2-1.json")):
     m2 = statistics.median(json.load(open(os.path.join(out, f"mgbench-2-{r}.json")))["runs"][-1]["images_per_sec"]
                            for r in range(1, rounds + 1))
