@@ -6,8 +6,12 @@
 #include <unistd.h>
 
 #include <algorithm>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
+#include <map>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 #include "core/error.h"
@@ -33,6 +37,8 @@ class TokenMapping {
                                    : "token file " + path + " is not a regular file");
     }
     bytes_ = static_cast<size_t>(st.st_size);
+    identity_ = {static_cast<uint64_t>(st.st_dev), static_cast<uint64_t>(st.st_ino), bytes_,
+                 static_cast<int64_t>(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec};
     if (bytes_ > 0) {
       void* p = ::mmap(nullptr, bytes_, PROT_READ, MAP_SHARED, fd, 0);
       const int err = errno;
@@ -49,13 +55,46 @@ class TokenMapping {
   TokenMapping(const TokenMapping&) = delete;
   TokenMapping& operator=(const TokenMapping&) = delete;
 
+  using Identity = std::tuple<uint64_t, uint64_t, size_t, int64_t>;  // device, inode, size, mtime (ns)
+
   const uint8_t* data() const { return data_; }
   size_t bytes() const { return bytes_; }
+  const Identity& identity() const { return identity_; }
 
  private:
   const uint8_t* data_ = nullptr;
   size_t bytes_ = 0;
+  Identity identity_;
 };
+
+std::atomic<int64_t> g_scans{0};
+
+// The largest token of a file, scanned once per process however many replicas open it: a GPT-2 corpus of
+// billions of tokens takes seconds to scan, and replicas of one process all open the same file.
+uint64_t largest_token(const TokenMapping& map, const uint8_t* payload, int64_t tokens, size_t width) {
+  static std::mutex mu;
+  static std::map<TokenMapping::Identity, uint64_t> known;
+  const std::lock_guard<std::mutex> lock(mu);
+  const auto it = known.find(map.identity());
+  if (it != known.end()) return it->second;
+  uint64_t largest = 0;
+  if (width == 2) {
+    for (int64_t i = 0; i < tokens; ++i) {
+      uint16_t v;
+      std::memcpy(&v, payload + 2 * i, 2);
+      largest = std::max<uint64_t>(largest, v);
+    }
+  } else {
+    for (int64_t i = 0; i < tokens; ++i) {
+      uint32_t v;
+      std::memcpy(&v, payload + 4 * i, 4);
+      largest = std::max<uint64_t>(largest, v);
+    }
+  }
+  ++g_scans;
+  known.emplace(map.identity(), largest);
+  return largest;
+}
 
 int32_t header_int(const uint8_t* p, size_t i) {
   int32_t v;
@@ -91,9 +130,11 @@ class TokenFileSource final : public DataSource {
           " bytes) but the file has " + std::to_string(map_.bytes()) + " bytes");
     }
     payload_ = map_.data() + header;
-    // Every token must index the model's embedding and logits: check once here, not per batch.
-    for (int64_t i = 0; i < tokens_; ++i) {
-      if (token(i) >= static_cast<uint64_t>(spec_.num_classes)) {
+    // Every token must index the model's embedding and logits: check once here, not per batch; the slow search
+    // for the first offender only to name it.
+    const uint64_t vocab = static_cast<uint64_t>(spec_.num_classes);
+    for (int64_t i = 0; largest_token(map_, payload_, tokens_, width_) >= vocab && i < tokens_; ++i) {
+      if (token(i) >= vocab) {
         throw UsageError("token file " + spec_.path + ": token " + std::to_string(i) + " is " +
                          std::to_string(token(i)) + ", outside the model's vocabulary of " +
                          std::to_string(spec_.num_classes));
@@ -150,6 +191,8 @@ class TokenFileSource final : public DataSource {
 };
 
 }  // namespace
+
+int64_t token_file_scans() { return g_scans.load(); }
 
 std::unique_ptr<DataSource> make_token_file_source(const DataSpec& spec) {
   MG_ENSURE(spec.seq_len > 0, "a token file source needs a sequence length");

@@ -131,6 +131,20 @@ TEST_CASE("token file: malformed files and mismatched models are refused with th
   refused(token_spec(dir.path(), 1, 8), "a language model reads a token file");
 }
 
+TEST_CASE("token file: the vocabulary scan runs once per file however many replicas open it") {
+  test::TempDir dir;
+  const std::string path = dir / "once.bin";
+  write_tokens(path, ramp(100), 2);
+  const int64_t before = token_file_scans();
+  for (int shard = 0; shard < 2; ++shard) make_data_source(token_spec(path, 1, 8, shard, 2));
+  CHECK(token_file_scans() == before + 1);
+  // A model with a smaller vocabulary reads the same scan, and is still refused naming the first offender.
+  DataSpec small = token_spec(path, 1, 8);
+  small.num_classes = 50;
+  CHECK_THROWS_WITH(make_data_source(small), Catch::Contains("token 50 is 50, outside the model's vocabulary of 50"));
+  CHECK(token_file_scans() == before + 1);
+}
+
 TEST_CASE("synthetic tokens: ids inside the vocabulary, labels the next id of the row, new ones every batch") {
   DataSpec spec;
   spec.batch_size = 3;
