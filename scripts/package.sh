@@ -38,7 +38,7 @@ cuobjdump=${CUDA_HOME:-/usr/local/cuda}/bin/cuobjdump
 if [[ -x $cuobjdump ]]; then
   cuda_code="$("$cuobjdump" --list-elf "$build/mgbench" | grep -o 'sm_[0-9]*' | sort -u | tr '\n' ' ')PTX $("$cuobjdump" --list-ptx "$build/mgbench" | grep -o 'sm_[0-9]*' | sort -u | tr '\n' ' ')"
 else
-  cuda_code=$(grep -ho 'arch=compute_[0-9]*,code=\[[^]]*\]' "$build/CMakeFiles/mg_backend.dir/flags.make" | sort -u | tr '\n' ' ')
+  cuda_code=$(grep -ho 'arch=compute_[0-9]*,code=\[[^]]*\]' "$build/CMakeFiles/mg_cuda_kernels.dir/flags.make" | sort -u | tr '\n' ' ')
 fi
 for want in 'sm_80' 'sm_90' 'compute_90|PTX.*sm_90'; do
   grep -Eq "$want" <<<"$cuda_code" || die "$build/mgbench lacks $want GPU code (CMAKE_CUDA_ARCHITECTURES; it has: $cuda_code)"

@@ -1,5 +1,5 @@
 // The Backend seam: one device's memory, streams/events and layer primitives. CudaBackend (cuDNN, cuBLAS,
-// cuda/kernels/) and CpuBackend (oneDNN) implement it; nothing above this header knows which one runs.
+// kernels/cuda/) and CpuBackend (oneDNN) implement it; nothing above this header knows which one runs.
 //
 // Streams: each backend instance (one per replica) owns three ordered queues of work:
 //   Compute - layers, loss, optimizer; Copy - host->device staging; Comm - gradient all-reduce.

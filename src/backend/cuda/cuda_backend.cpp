@@ -12,7 +12,7 @@
 #include "backend/gpu_probe.h"
 #include "backend/loaded_libraries.h"
 #include "core/error.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg {
 

@@ -11,12 +11,12 @@
 //   dQ = dS K s   ->  dQ^T = K^T dS^T (gemm N,N  m=d n=T k=T)
 //   dK = dS^T Q s ->  dK^T = Q^T dS   (gemm N,T  m=d n=T k=T)
 // Scores, probabilities and dP are fp32 (the products accumulate in fp32 and write fp32), the softmax and its
-// backward are kernels/attention.cu's. P stays in the layer for backward; the half copies of P and dS the
+// backward are kernels/cuda/attention.cu's. P stays in the layer for backward; the half copies of P and dS the
 // products read at fp16/bf16, and dP, live in the replica's scratch, reserved here.
 #include <cmath>
 
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

@@ -1,9 +1,9 @@
 // ViT's class token in and out, as the CPU backend computes them (cpu_layers_class_token.cpp); kernels in
-// kernels/class_token.cu. PatchTokens: the patch grid (NHWC, so {N,h*w,C} rows) with the class token in front
+// kernels/cuda/class_token.cu. PatchTokens: the patch grid (NHWC, so {N,h*w,C} rows) with the class token in front
 // and the position table added; its gradients are the patch rows for the grid and batch sums for the class token
 // and the table. ClassToken: each sequence's row 0, the row the head classifies from.
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

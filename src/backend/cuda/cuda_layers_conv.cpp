@@ -19,7 +19,7 @@
 
 #include "backend/cuda/conv_pick.h"
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

@@ -1,10 +1,10 @@
 // Token plus position embedding (GPT-2's wte + wpe) from int32 token ids {N,T}, as the CPU backend computes it
-// (cpu_layers_embedding.cpp); kernels in kernels/embedding.cu. The ids get no gradient; the token table's
+// (cpu_layers_embedding.cpp); kernels in kernels/cuda/embedding.cu. The ids get no gradient; the token table's
 // gradient sorts them first, in scratch allocated here so no step allocates.
 #include <algorithm>
 
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

@@ -1,7 +1,8 @@
 // GELU in the form the description asks (GPT-2's tanh approximation, or the exact erf form ViT uses), as the CPU
-// backend computes it (cpu_layers_gelu.cpp); kernels in kernels/gelu.cu. Backward reads the input, never the output.
+// backend computes it (cpu_layers_gelu.cpp); kernels in kernels/cuda/gelu.cu. Backward reads the input, never the
+// output.
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

@@ -1,8 +1,8 @@
 // Layer normalisation over the last dimension (torch.nn.LayerNorm(C), eps from the description), as the CPU
 // backend computes it (cpu_layers_layernorm.cpp): fp32 statistics whatever the activation type, each row's mean
-// and 1/std kept from forward for backward; kernels in kernels/layernorm.cu.
+// and 1/std kept from forward for backward; kernels in kernels/cuda/layernorm.cu.
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

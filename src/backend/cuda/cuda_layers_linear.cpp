@@ -6,7 +6,7 @@
 //   dW = dY^T X  ->  dW^T = X^T dY    (gemm N,T  m=in  n=out k=N), written straight into the fp32 gradient.
 // fp16/bf16: the fp32 master weight is cast to a half copy each forward; accumulation is always fp32.
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

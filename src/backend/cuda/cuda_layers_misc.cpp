@@ -1,8 +1,8 @@
 // Parameter-free layers: ReLU, residual add, channel concat, flatten (and token flatten), dropout (kernels in
-// kernels/layers_misc.cu).
+// kernels/cuda/layers_misc.cu).
 #include "core/counter_rng.h"
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

@@ -1,11 +1,11 @@
-// Training-mode batch normalization over N*H*W per channel with fp32 statistics (kernels/batchnorm.cu).
+// Training-mode batch normalization over N*H*W per channel with fp32 statistics (kernels/cuda/batchnorm.cu).
 // Same conventions as the CPU backend (cpu_layers_norm.cpp) and torch: biased variance to normalise,
 //   running_mean = (1 - m) * running_mean + m * mean,  running_var = (1 - m) * running_var + m * var * n/(n-1)
 // and inference forward (training=false) with the running statistics (initially 0 and 1).
 // With LayerOptions::relu the ReLU runs in place on the output, and backward first masks dout by out > 0 into
 // the input-gradient buffer, which the statistics and the apply then read (in place: element-wise).
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

@@ -1,6 +1,6 @@
-// Max, average and global-average pooling on NHWC (kernels/pool.cu, kernels/layers_misc.cu), torch's rules.
+// Max, average and global-average pooling on NHWC (kernels/cuda/pool.cu, kernels/cuda/layers_misc.cu), torch's rules.
 #include "backend/cuda/cuda_layers.h"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 

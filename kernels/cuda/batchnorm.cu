@@ -3,8 +3,8 @@
 // for the millions of rows an ImageNet batch has, and running statistics follow torch.nn.BatchNorm2d.
 #include <cmath>
 
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

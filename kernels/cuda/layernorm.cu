@@ -3,9 +3,9 @@
 // gradients are summed per chunk of rows, then over the chunks in order, so every step gives the same sums.
 #include <cmath>
 
-#include "backend/cuda/kernels/block_reduce.cuh"
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

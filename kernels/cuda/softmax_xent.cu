@@ -2,9 +2,9 @@
 // mean over rows so the loss is deterministic.
 #include <cmath>
 
-#include "backend/cuda/kernels/block_reduce.cuh"
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

@@ -4,9 +4,9 @@
 // throughout; a copy in the activation type feeds the products where those read half types.
 #include <cmath>
 
-#include "backend/cuda/kernels/block_reduce.cuh"
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/block_reduce.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

@@ -3,8 +3,8 @@
 // that used it, so there are no atomics and results are deterministic even when windows overlap.
 #include <cmath>
 
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

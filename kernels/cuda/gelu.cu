@@ -2,8 +2,8 @@
 //   y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),  k = sqrt(2/pi)
 // and the exact form torch's nn.GELU() computes (ViT's), y = 0.5 x (1 + erf(x / sqrt 2)). fp32 whatever the
 // element type; backward reads the input, never the output.
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

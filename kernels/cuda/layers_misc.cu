@@ -1,8 +1,8 @@
 // Memory-bound layers that need no library: ReLU, residual add, channel concat/split, global average pooling
 // and dropout, forward and backward, on NHWC tensors of any floating element type.
 #include "core/counter_rng.h"
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

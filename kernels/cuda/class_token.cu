@@ -2,8 +2,8 @@
 // class token in front of the patch rows and adds the position table; its parameter gradients are sums over the
 // batch, taken by one thread per (token, channel) in batch order, so every step gives the same sums without
 // atomics. ClassToken reads each sequence's row 0. Pure copies keep their element type; sums are fp32.
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

@@ -6,8 +6,8 @@
 
 #include <cmath>
 
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {

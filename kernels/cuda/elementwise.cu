@@ -1,8 +1,8 @@
 // Whole-tensor operations of the Backend seam: fill, counter-based uniform fill, casts, add, scale,
 // non-finite count, the SGD-momentum update and low-precision-gradient accumulation into fp32.
 #include "core/counter_rng.h"
-#include "backend/cuda/kernels/dtype.cuh"
-#include "backend/cuda/kernels/kernels.cuh"
+#include "kernels/cuda/dtype.cuh"
+#include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {
