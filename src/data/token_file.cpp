@@ -10,6 +10,7 @@
 #include <cerrno>
 #include <cstring>
 #include <map>
+#include <memory>
 #include <mutex>
 #include <tuple>
 #include <vector>
@@ -69,31 +70,29 @@ class TokenMapping {
 
 std::atomic<int64_t> g_scans{0};
 
-// The largest token of a file, scanned once per process however many replicas open it: a GPT-2 corpus of
-// billions of tokens takes seconds to scan, and replicas of one process all open the same file.
-uint64_t largest_token(const TokenMapping& map, const uint8_t* payload, int64_t tokens, size_t width) {
-  static std::mutex mu;
-  static std::map<TokenMapping::Identity, uint64_t> known;
-  const std::lock_guard<std::mutex> lock(mu);
-  const auto it = known.find(map.identity());
-  if (it != known.end()) return it->second;
+struct TokenScan {
   uint64_t largest = 0;
-  if (width == 2) {
-    for (int64_t i = 0; i < tokens; ++i) {
-      uint16_t v;
-      std::memcpy(&v, payload + 2 * i, 2);
-      largest = std::max<uint64_t>(largest, v);
-    }
-  } else {
-    for (int64_t i = 0; i < tokens; ++i) {
-      uint32_t v;
-      std::memcpy(&v, payload + 4 * i, 4);
-      largest = std::max<uint64_t>(largest, v);
-    }
+};
+
+// The largest token of a file, scanned once for all the sources open on it at a time (the replicas of a run):
+// a GPT-2 corpus of billions of tokens takes seconds to scan. The scan lives as long as those sources, so a file
+// rewritten between runs is scanned again.
+std::shared_ptr<const TokenScan> shared_scan(const TokenMapping& map, const uint8_t* payload, int64_t tokens,
+                                             size_t width) {
+  static std::mutex mu;
+  static std::map<TokenMapping::Identity, std::weak_ptr<const TokenScan>> live;
+  const std::lock_guard<std::mutex> lock(mu);
+  std::weak_ptr<const TokenScan>& slot = live[map.identity()];
+  if (auto scan = slot.lock()) return scan;
+  auto scan = std::make_shared<TokenScan>();
+  for (int64_t i = 0; i < tokens; ++i) {
+    uint32_t v = 0;
+    std::memcpy(&v, payload + static_cast<size_t>(i) * width, width);  // little-endian, as the format is
+    scan->largest = std::max<uint64_t>(scan->largest, v);
   }
   ++g_scans;
-  known.emplace(map.identity(), largest);
-  return largest;
+  slot = scan;
+  return scan;
 }
 
 int32_t header_int(const uint8_t* p, size_t i) {
@@ -133,7 +132,8 @@ class TokenFileSource final : public DataSource {
     // Every token must index the model's embedding and logits: check once here, not per batch; the slow search
     // for the first offender only to name it.
     const uint64_t vocab = static_cast<uint64_t>(spec_.num_classes);
-    for (int64_t i = 0; largest_token(map_, payload_, tokens_, width_) >= vocab && i < tokens_; ++i) {
+    scan_ = shared_scan(map_, payload_, tokens_, width_);
+    for (int64_t i = 0; scan_->largest >= vocab && i < tokens_; ++i) {
       if (token(i) >= vocab) {
         throw UsageError("token file " + spec_.path + ": token " + std::to_string(i) + " is " +
                          std::to_string(token(i)) + ", outside the model's vocabulary of " +
@@ -184,6 +184,7 @@ class TokenFileSource final : public DataSource {
 
   DataSpec spec_;
   TokenMapping map_;
+  std::shared_ptr<const TokenScan> scan_;
   const uint8_t* payload_ = nullptr;
   size_t width_ = 2;
   int64_t tokens_ = 0, windows_ = 0, step_ = 0;

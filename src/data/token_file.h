@@ -20,7 +20,7 @@ inline constexpr size_t kTokenHeaderInts = 256;
 // outside the model's vocabulary (spec.num_classes) or has fewer windows than one global batch.
 std::unique_ptr<DataSource> make_token_file_source(const DataSpec& spec);
 
-// Full scans of token files this process has made: one per file (as it is on disk), however many sources open it.
+// Full scans of token files this process has made: one per file for all the sources open on it at a time.
 int64_t token_file_scans();
 
 }  // namespace mg

@@ -1,6 +1,7 @@
 // The `mgbench comm` engine: size parsing, busbw factors, the correctness checker, and a real sweep.
 #include <catch2/catch.hpp>
 
+#include <atomic>
 #include <csignal>
 #include <thread>
 
@@ -140,27 +141,57 @@ TEST_CASE("with a gap, every size and placement is also timed alone after busy w
   CHECK_THROWS_AS(run_comm_bench(w.cm(), w.be(), opt), UsageError);
 }
 
+namespace {
+
+// Passes every call to a real communicator, counting the operations entered, so a test can act once a rank is
+// inside one.
+class EnteringCommunicator final : public Communicator {
+ public:
+  explicit EnteringCommunicator(Communicator& inner) : Communicator(inner.backend()), inner_(inner) {}
+  int rank() const override { return inner_.rank(); }
+  int size() const override { return inner_.size(); }
+  std::string library() const override { return inner_.library(); }
+  void collective(CollectiveOp op, const void* send, void* recv, size_t count, DType dt, int root,
+                  StreamKind s) override {
+    ++entered_;
+    inner_.collective(op, send, recv, count, dt, root, s);
+  }
+  void barrier() override {
+    ++entered_;
+    inner_.barrier();
+  }
+  void abort() override { inner_.abort(); }
+  int64_t entered() const { return entered_.load(); }
+
+ private:
+  Communicator& inner_;
+  std::atomic<int64_t> entered_{0};
+};
+
+}  // namespace
+
 // Polling between collectives cannot stop a rank that waits inside one for a peer that never comes: only the
 // communicator abort the bench registers for a stop releases it, well before the backstop would end the process.
-// (The shared-memory communicator of replica threads; a Gloo rank is also released when its peers, stopped by the
-// same signal, close their connections, which tests/cli/interrupt_comm.sh covers across processes.)
+// The stop comes once rank 0 has entered its first operation, which rank 1 never joins. (The shared-memory
+// communicator of replica threads; a Gloo rank is also released when its peers, stopped by the same signal,
+// close their connections, which tests/cli/interrupt_comm.sh covers across processes.)
 TEST_CASE("comm bench: a stop releases a rank blocked in a collective its peer never joins") {
   const test::ChildExit r = test::in_child([] {
     install_stop_handlers();
     ScopedStopGrace grace(10);
     test::CpuWorld w = test::make_cpu_world(2, 60, "stopbench", "local");
+    EnteringCommunicator rank0(*w.comm(0));
     CommBenchOptions opt;
     opt.op = CollectiveOp::AllReduce;
     opt.min_bytes = opt.max_bytes = 4096;
     opt.warmup = 1;
     opt.iters = 10;
-    std::thread stopper([] {
-      std::this_thread::sleep_for(std::chrono::milliseconds(300));
-      request_stop(SIGINT);
+    std::thread stopper([&] {
+      if (test::eventually([&] { return rank0.entered() > 0; })) request_stop(SIGINT);
     });
     int rc = 1;  // returned with rows: rank 1 cannot have joined
     try {
-      run_comm_bench({w.comm(0)}, {w.backends[0].get()}, opt);  // rank 1 of the world of 2 never runs
+      run_comm_bench({&rank0}, {w.backends[0].get()}, opt);  // rank 1 of the world of 2 never runs
     } catch (const Interrupted&) {
       rc = 0;
     } catch (...) {

@@ -131,18 +131,32 @@ TEST_CASE("token file: malformed files and mismatched models are refused with th
   refused(token_spec(dir.path(), 1, 8), "a language model reads a token file");
 }
 
-TEST_CASE("token file: the vocabulary scan runs once per file however many replicas open it") {
+TEST_CASE("token file: the vocabulary scan runs once for the replicas open on a file, again after a rewrite") {
   test::TempDir dir;
   const std::string path = dir / "once.bin";
   write_tokens(path, ramp(100), 2);
   const int64_t before = token_file_scans();
-  for (int shard = 0; shard < 2; ++shard) make_data_source(token_spec(path, 1, 8, shard, 2));
-  CHECK(token_file_scans() == before + 1);
-  // A model with a smaller vocabulary reads the same scan, and is still refused naming the first offender.
+  {
+    std::vector<std::unique_ptr<DataSource>> replicas;
+    for (int shard = 0; shard < 2; ++shard) replicas.push_back(make_data_source(token_spec(path, 1, 8, shard, 2)));
+    CHECK(token_file_scans() == before + 1);
+    // A model with a smaller vocabulary reads the same scan, and is refused naming the first offender.
+    DataSpec small = token_spec(path, 1, 8);
+    small.num_classes = 50;
+    CHECK_THROWS_WITH(make_data_source(small), Catch::Contains("token 50 is 50, outside the model's vocabulary of 50"));
+    CHECK(token_file_scans() == before + 1);
+  }
+  // Rewritten in place (same inode and size, and maybe the same coarse mtime) once no source is open: scanned
+  // afresh, so the new out-of-vocabulary token is seen.
+  std::vector<uint32_t> tokens = ramp(100);
+  tokens[7] = 999;
+  const auto stamp = std::filesystem::last_write_time(path);
+  write_tokens(path, tokens, 2);
+  std::filesystem::last_write_time(path, stamp);  // as a rewrite within one tick of the file clock leaves it
   DataSpec small = token_spec(path, 1, 8);
-  small.num_classes = 50;
-  CHECK_THROWS_WITH(make_data_source(small), Catch::Contains("token 50 is 50, outside the model's vocabulary of 50"));
-  CHECK(token_file_scans() == before + 1);
+  small.num_classes = 100;
+  CHECK_THROWS_WITH(make_data_source(small), Catch::Contains("token 7 is 999, outside the model's vocabulary of 100"));
+  CHECK(token_file_scans() == before + 2);
 }
 
 TEST_CASE("synthetic tokens: ids inside the vocabulary, labels the next id of the row, new ones every batch") {
