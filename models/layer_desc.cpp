@@ -94,10 +94,34 @@ size_t model_input_rank(LayerKind k) {
   }
 }
 
+const ParamShape* weight_of(const std::vector<ParamShape>& params) {
+  for (const ParamShape& p : params)
+    if (p.name == "weight") return &p;
+  return nullptr;
+}
+
+// A tie must name an earlier layer that owns a weight of exactly this layer's weight's shape.
+void check_tie(const ModelDesc& m, size_t i, const std::vector<ParamShape>& params,
+               const std::vector<std::vector<ParamShape>>& earlier) {
+  const int k = m.layers[i].tied_weight;
+  if (k < 0) return;
+  const std::string tie = "its weight is tied to layer " + std::to_string(k);
+  if (k == 0 || static_cast<size_t>(k) >= i) bad_model(m, i, tie + ", which is not an earlier layer");
+  const ParamShape* own = weight_of(params);
+  const ParamShape* target = weight_of(earlier[static_cast<size_t>(k)]);
+  if (!own) bad_model(m, i, tie + " but it has no weight");
+  if (!target || target->tied_layer >= 0)
+    bad_model(m, i, tie + " '" + m.layers[k].name + "', which has no weight of its own");
+  if (own->shape != target->shape)
+    bad_model(m, i, tie + " '" + m.layers[k].name + "' but its weight is " + own->shape.str() + " and that one " +
+                        target->shape.str());
+}
+
 bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vector<Shape>& shapes,
                 Failure& fail) {
   shapes.clear();
   shapes.reserve(m.layers.size());
+  std::vector<std::vector<ParamShape>> params(m.layers.size());  // for the ties to check against
   if (m.layers.empty() || m.layers[0].kind != LayerKind::Input)
     throw Error("invalid model description: " + m.name + ": layer 0 must be the input");
   for (size_t i = 0; i < m.layers.size(); ++i) {
@@ -136,6 +160,8 @@ bool infer_impl(const ModelDesc& m, int64_t batch, int64_t image_size, std::vect
         return false;
       }
     }
+    check_tie(m, i, ls.params, params);
+    params[i] = std::move(ls.params);
     shapes.push_back(std::move(ls.out));
   }
   return true;
@@ -348,8 +374,10 @@ static LayerShapes shapes_of(const LayerDesc& l, const std::vector<Shape>& in) {
 
 LayerShapes layer_shapes(const LayerDesc& l, const std::vector<Shape>& in) {
   LayerShapes r = shapes_of(l, in);
-  for (ParamShape& p : r.params)
+  for (ParamShape& p : r.params) {
     if (p.name == "weight" || p.name == "position" || p.name == "class") p.init_std = l.init_std;
+    if (p.name == "weight") p.tied_layer = l.tied_weight;
+  }
   return r;
 }
 
@@ -417,7 +445,8 @@ int64_t count_params(const ModelDesc& m, int64_t image_size) {
   const std::vector<Shape> shapes = infer_shapes(m, 1, image_size);
   int64_t total = 0;
   for (const LayerDesc& l : m.layers)
-    for (const ParamShape& p : layer_params(l, inputs_of(l, shapes))) total += p.shape.numel();
+    for (const ParamShape& p : layer_params(l, inputs_of(l, shapes)))
+      if (p.tied_layer < 0) total += p.shape.numel();
   return total;
 }
 

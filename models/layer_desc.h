@@ -27,7 +27,7 @@ enum class LayerKind {
   LRN,            // unused by the shipped models; kept out of scope
   Embedding,      // int32 ids {N,T} -> token table row + position table row {N,T,C} (GPT-2's wte + wpe)
   LayerNorm,      // over the last dimension, gamma/beta
-  Gelu,           // tanh form, as GPT-2 uses
+  Gelu,           // tanh form as GPT-2 uses, or exact (erf) as ViT does (GeluParams)
   Attention,      // multi-head self-attention core: fused qkv {N,T,3C} -> softmax(QK^T/sqrt(d))V {N,T,C}
   TokenFlatten,   // {N,T,V} -> {N*T,V}: one row per token for the loss (same memory)
   PatchTokens,    // patch grid {N,C,h,w} -> class token + patches + position table {N,1+h*w,C} (ViT)
@@ -109,6 +109,9 @@ struct LayerDesc {
   PatchTokensParams patch_tokens;
   // > 0: the weight (and a position table) start N(0, init_std), as GPT-2 initialises; 0: He uniform.
   float init_std = 0;
+  // >= 0: this layer's weight is that earlier layer's weight (weight tying, GPT-2's lm_head reading the token
+  // table): one tensor, stored, counted and exchanged once, whose gradient is the sum of both layers' uses.
+  int tied_weight = -1;
 };
 
 // Shapes of one parameter tensor, in the canonical layouts of backend.h (conv weight {O, KH, KW, I/groups}).
@@ -116,6 +119,7 @@ struct ParamShape {
   std::string name;  // "weight", "bias", "gamma", "beta", "position", "class"
   Shape shape;
   float init_std = 0;  // the layer's (weights and position tables only)
+  int tied_layer = -1;  // >= 0: this tensor is that layer's tensor of the same name (LayerDesc::tied_weight)
 };
 
 struct ModelDesc {
@@ -134,7 +138,8 @@ struct ModelDesc {
 std::vector<std::vector<int>> layer_readers(const ModelDesc& m);
 
 // Output shape of every layer for a batch and image size; throws UsageError when the image size is too small
-// for the network (a spatial dimension would reach zero).
+// for the network (a spatial dimension would reach zero), Error for a broken description (among others an input
+// or a tied weight that is not an earlier layer's, or a tie between weights of different shapes).
 std::vector<Shape> infer_shapes(const ModelDesc& m, int64_t batch, int64_t image_size);
 
 // What one layer makes of its input shapes: the single definition of output and parameter shapes, which
@@ -173,6 +178,7 @@ int64_t window_out_size(int64_t in, int64_t k, int64_t stride, int64_t pad, bool
 // (Input, LRN). Shared by the backends' layer factories.
 void check_layer_inputs(const LayerDesc& l, size_t n_inputs);
 
+// Distinct parameters: a tied weight counts once, at the layer that owns it.
 int64_t count_params(const ModelDesc& m, int64_t image_size);
 // Forward multiply-adds x2 per image, or per sequence of a language model (conv, linear, and attention's two
 // batched products counted over the full T x T as nanoGPT's MFU does; other layers ignored, as fvcore counts).

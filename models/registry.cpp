@@ -32,12 +32,12 @@ const std::vector<Entry>& catalogue() {
        [](int64_t c) { return build_inception3(c); }},
       {{"gpt2", {"gpt2-small"},
         "GPT-2 small (HF gpt2, 12x768, 12 heads); language model: size = sequence length, classes = its "
-        "50257-token vocabulary; lm_head untied from wte (+38.6 M over the published 124.4 M)",
+        "50257-token vocabulary; lm_head tied to wte (124.4 M parameters, as published)",
         false},
        [](int64_t) { return build_gpt2({"gpt2", 12, 12, 768, 50257, 1024}); }},
       {{"gpt2-medium", {},
-        "GPT-2 medium (HF gpt2-medium, 24x1024, 16 heads); lm_head untied from wte (+51.5 M over the published "
-        "354.8 M)",
+        "GPT-2 medium (HF gpt2-medium, 24x1024, 16 heads); lm_head tied to wte (354.8 M parameters, as "
+        "published)",
         false},
        [](int64_t) { return build_gpt2({"gpt2-medium", 24, 16, 1024, 50257, 1024}); }},
       {{"vit-b16", {"vit_b_16"},

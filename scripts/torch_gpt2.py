@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """GPT-2 written plainly in PyTorch, as mgbench builds it (nanoGPT's layout: token and position embeddings,
-pre-norm blocks with fused qkv, causal attention, tanh GELU, ln_f, an untied head without bias), and a timed
-training loop over it: mgbench's reference for language models, on the same machine and in the same script.
+pre-norm blocks with fused qkv, causal attention, tanh GELU, ln_f, a head without bias whose weight is the token
+table, tied as GPT2LMHeadModel's lm_head.weight = wte.weight), and a timed training loop over it: mgbench's
+reference for language models, on the same machine and in the same script.
 
   /usr/bin/python3 scripts/torch_gpt2.py --model gpt2 --seq-len 256 --batch 4 --steps 5 --threads 2
   python3 scripts/torch_gpt2.py --device cuda --precision bf16 --model gpt2 --seq-len 1024 --batch 8 --steps 20
@@ -32,7 +33,8 @@ CONFIGS = {  # layers, heads, width, vocabulary, positions: as mgbench's models/
 
 
 def param_shapes(layers, width, vocab, positions):
-    """Name -> shape, in mgbench's names ("<layer>.<parameter>") and layouts (Linear weight {out, in})."""
+    """Name -> shape, in mgbench's names ("<layer>.<parameter>") and layouts (Linear weight {out, in}); the head has
+    no weight of its own (it reads the token table)."""
     c = width
     s = {"wte_wpe.weight": (vocab, c), "wte_wpe.position": (positions, c)}
     for i in range(layers):
@@ -43,7 +45,6 @@ def param_shapes(layers, width, vocab, positions):
                                ("mlp.c_proj", c, 4 * c)):
             s[h + name + ".weight"], s[h + name + ".bias"] = (out, inp), (out,)
     s["ln_f.gamma"], s["ln_f.beta"] = (c,), (c,)
-    s["lm_head.weight"] = (vocab, c)
     return s
 
 
@@ -73,7 +74,8 @@ def gpt2_forward(p, tokens, layers, heads, eps=1e-5, attention="plain"):
         y = y.transpose(1, 2).reshape(B, T, C)
         x = x + linear(y, h + "attn.c_proj")
         x = x + linear(F.gelu(linear(norm(x, h + "ln_2"), h + "mlp.c_fc"), approximate="tanh"), h + "mlp.c_proj")
-    return linear(norm(x, "ln_f").reshape(B * T, C), "lm_head")
+    # The head's weight is the token table (lm_head.weight = wte.weight): its gradient sums both uses.
+    return F.linear(norm(x, "ln_f").reshape(B * T, C), p["wte_wpe.weight"])
 
 
 def init_params(shapes, layers, seed=1, device="cpu"):

@@ -131,6 +131,7 @@ std::vector<LayerCase> model_layer_cases(const ModelDesc& m, const Backend& be) 
       c.name = case_name(l, cs);
       c.desc = l;
       c.desc.name = c.name;
+      c.desc.tied_weight = -1;  // a case is one layer, alone: it owns its weight
       c.desc.inputs.clear();
       for (size_t k = 0; k < cs.size(); ++k) c.desc.inputs.push_back(static_cast<int>(k));
       // A Linear whose input features were cut no longer reads its pinned width.

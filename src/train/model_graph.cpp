@@ -92,6 +92,12 @@ void ModelGraph::bind(const ParamStore& store) {
     if (!ops_[i]) continue;
     ops_[i]->bind(store.layer_params(static_cast<int>(i)), store.layer_grads(static_cast<int>(i)));
   }
+  shares_.assign(ops_.size(), false);
+  shared_grads_.clear();
+  for (int l : store.sharing_layers()) shares_[static_cast<size_t>(l)] = true;
+  for (const ParamEntry& e : store.entries())
+    if (shares_[static_cast<size_t>(e.layer)])
+      shared_grads_.push_back(Tensor{store.grads() + e.offset, e.shape, DType::F32});
 }
 
 void ModelGraph::forward(const Tensor& images, bool training) {
@@ -121,11 +127,15 @@ void ModelGraph::loss(const Tensor& labels, float loss_scale) {
 
 void ModelGraph::backward(bool accumulate_param_grads, const std::function<void(int)>& after_layer) {
   MG_ENSURE(training_, "backward on a model graph built for inference");
+  // Every user of a shared tensor adds its part, so none may start from last step's sum.
+  if (!accumulate_param_grads)
+    for (const Tensor& g : shared_grads_) be_.fill(g, 0.0f);
   for (size_t i = ops_.size() - 1; i >= 1; --i) {
     if (ops_[i]) {
       std::vector<Tensor> in;
       for (int j : model_.layers[i].inputs) in.push_back(out_[j]);
-      ops_[i]->backward(in, out_[i], grad_[i], din_[i], accumulate_param_grads);
+      const bool shared = i < shares_.size() && shares_[i];
+      ops_[i]->backward(in, out_[i], grad_[i], din_[i], accumulate_param_grads || shared);
     }
     for (const auto& [j, t] : add_[i]) be_.add_inplace(grad_[j], t);
     if (after_layer) after_layer(static_cast<int>(i));

@@ -34,7 +34,9 @@ class ModelGraph {
   // (loss_tensor()) so nothing here synchronises.
   void loss(const Tensor& labels, float loss_scale);
   // Backward through every layer in reverse order; after_layer(i) runs once layer i's parameter gradients
-  // are complete (on the Compute stream), which is when gradient buckets may be launched.
+  // are complete (on the Compute stream), which is when gradient buckets may be launched. Layers that share a
+  // tensor (ParamStore::sharing_layers) always add to their gradients; the first micro-batch's backward
+  // (accumulate_param_grads false) zeroes those layers' gradients first, so a shared tensor's is the sum of its uses.
   void backward(bool accumulate_param_grads, const std::function<void(int)>& after_layer);
 
   const Tensor& logits() const { return out_.back(); }
@@ -59,6 +61,8 @@ class ModelGraph {
   std::vector<std::vector<Tensor>> din_;
   std::vector<std::vector<std::pair<int, Tensor>>> add_;
   GraphPlan plan_;
+  std::vector<bool> shares_;          // per layer: it shares a parameter tensor (set by bind)
+  std::vector<Tensor> shared_grads_;  // the gradients of those layers' tensors, zeroed at the first micro-batch
   bool training_ = false;
   Tensor loss_;
 };

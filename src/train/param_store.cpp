@@ -9,9 +9,19 @@
 namespace mg {
 
 ParamStore::ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& per_layer, bool second_moment)
-    : be_(be) {
+    : be_(be), layer_entries_(per_layer.size()) {
   for (size_t l = 0; l < per_layer.size(); ++l) {
     for (const auto& p : per_layer[l]) {
+      if (p.tied_layer >= 0) {  // the owner's entry, which an earlier layer created
+        size_t k = 0;
+        while (k < entries_.size() && !(entries_[k].layer == p.tied_layer && entries_[k].name == p.name)) ++k;
+        MG_ENSURE(k < entries_.size() && entries_[k].shape == p.shape,
+                  "layer " + std::to_string(l) + "'s " + p.name + " " + p.shape.str() + " is tied to layer " +
+                      std::to_string(p.tied_layer) + ", which owns no " + p.name + " of that shape");
+        layer_entries_[l].push_back(k);
+        continue;
+      }
+      layer_entries_[l].push_back(entries_.size());
       ParamEntry e;
       e.layer = static_cast<int>(l);
       e.name = p.name;
@@ -32,15 +42,29 @@ ParamStore::ParamStore(Backend& be, const std::vector<std::vector<ParamShape>>& 
 
 std::vector<float*> ParamStore::layer_params(int layer) const {
   std::vector<float*> v;
-  for (const auto& e : entries_)
-    if (e.layer == layer) v.push_back(params() + e.offset);
+  if (layer >= 0 && static_cast<size_t>(layer) < layer_entries_.size())
+    for (size_t k : layer_entries_[static_cast<size_t>(layer)]) v.push_back(params() + entries_[k].offset);
   return v;
 }
 
 std::vector<float*> ParamStore::layer_grads(int layer) const {
   std::vector<float*> v;
-  for (const auto& e : entries_)
-    if (e.layer == layer) v.push_back(grads() + e.offset);
+  if (layer >= 0 && static_cast<size_t>(layer) < layer_entries_.size())
+    for (size_t k : layer_entries_[static_cast<size_t>(layer)]) v.push_back(grads() + entries_[k].offset);
+  return v;
+}
+
+std::vector<int> ParamStore::sharing_layers() const {
+  std::vector<bool> shares(layer_entries_.size(), false);
+  for (size_t l = 0; l < layer_entries_.size(); ++l) {
+    for (size_t k : layer_entries_[l]) {
+      const auto owner = static_cast<size_t>(entries_[k].layer);
+      if (owner != l) shares[l] = shares[owner] = true;
+    }
+  }
+  std::vector<int> v;
+  for (size_t l = 0; l < shares.size(); ++l)
+    if (shares[l]) v.push_back(static_cast<int>(l));
   return v;
 }
 

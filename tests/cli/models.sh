@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# `mgbench models` end to end: the table and the JSON list every network with torchvision's parameter counts.
+# `mgbench models` end to end: the table and the JSON list every network with torchvision's (GPT-2: Hugging
+# Face's) parameter counts.
 set -euo pipefail
 if [[ -z "${MGBENCH:-}" || ! -x "$MGBENCH" ]]; then echo "skipped: MGBENCH is not an executable ('${MGBENCH:-}')"; exit 77; fi
 if ! command -v python3 >/dev/null; then echo "skipped: python3 is needed to read the JSON"; exit 77; fi
@@ -18,7 +19,7 @@ python3 - "$tmp/models.json" <<'PY'
 import json, sys
 want = {"resnet18": 11689512, "resnet34": 21797672, "resnet50": 25557032, "resnet101": 44549160,
         "resnet152": 60192808, "vgg16": 138357544, "vgg19": 143667240, "alexnet": 61100840,
-        "inception3": 23834568}
+        "inception3": 23834568, "gpt2": 124439808, "gpt2-medium": 354823168}  # GPT-2: Hugging Face's, head tied
 models = {m["name"]: m for m in json.load(open(sys.argv[1]))["models"]}
 for name, params in want.items():
     assert models[name]["parameters"] == params, (name, models[name]["parameters"])

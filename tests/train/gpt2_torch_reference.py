@@ -2,7 +2,8 @@
 """The reference side of tests/train/test_gpt2_torch.cpp: scripts/torch_gpt2.py's GPT-2 in float64 on the
 parameters, token ids (int32 {batch, size}) and labels mgbench wrote to DIR; writes the logits, the mean
 next-token cross-entropy and every parameter's gradient back for the C++ test to compare, or trains with
-torch.optim where the manifest names "steps" (reference_harness.py says what DIR holds).
+torch.optim where the manifest names "steps" (reference_harness.py says what DIR holds). The head reads the token
+table (tied), so that table's gradient is the sum of its two uses, as mgbench's must be.
 
   gpt2_torch_reference.py DIR
 """

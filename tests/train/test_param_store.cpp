@@ -1,6 +1,6 @@
 // ParamStore's initialisation: He uniform for the CNNs' weights, GPT-2's N(0, 0.02) (residual projections
 // 0.02/sqrt(2L), the position table too) for a model that asks for it, biases and betas 0, gammas 1, and the
-// same values for the same seed.
+// same values for the same seed; and a tied weight stored once, both its layers handed the same storage.
 #include <catch2/catch.hpp>
 
 #include <cmath>
@@ -68,4 +68,32 @@ TEST_CASE("param store: GPT-2 starts from N(0, 0.02), residual projections scale
       }
     }
   }
+}
+
+TEST_CASE("param store: GPT-2's tied head weight is stored once, the head bound to the token table's storage") {
+  auto be = make_backend(DeviceKind::Cpu, 0, BackendOptions{});
+  be->attach_thread();
+  const ModelDesc m = build_model("gpt2-tiny");
+  ModelGraph net(*be, m, 2, 8, Precision::FP32, 1, true);
+  ParamStore store(*be, net.param_shapes());
+  const int head = static_cast<int>(m.layers.size()) - 1, table = m.layers.back().tied_weight;
+  REQUIRE(table == 1);
+  CHECK(store.size() == static_cast<size_t>(count_params(m, 8)));  // the V x C table once
+  for (const ParamEntry& e : store.entries()) CHECK(e.layer != head);  // the head owns nothing
+  const std::vector<float*> hp = store.layer_params(head), hg = store.layer_grads(head);
+  const std::vector<float*> tp = store.layer_params(table), tg = store.layer_grads(table);
+  REQUIRE(hp.size() == 1);  // weight, no bias
+  REQUIRE(tp.size() == 2);  // weight, position
+  CHECK(hp[0] == tp[0]);
+  CHECK(hg[0] == tg[0]);
+  CHECK(tp[1] != tp[0]);
+  CHECK(store.sharing_layers() == std::vector<int>{table, head});
+
+  // A tie to a tensor that is not stored, or of another shape, is refused.
+  std::vector<std::vector<ParamShape>> shapes = net.param_shapes();
+  shapes[static_cast<size_t>(head)][0].shape = Shape{8, 64};
+  CHECK_THROWS_AS(ParamStore(*be, shapes), Error);
+  shapes = net.param_shapes();
+  shapes[static_cast<size_t>(head)][0].tied_layer = 2;  // ln_1: no weight
+  CHECK_THROWS_AS(ParamStore(*be, shapes), Error);
 }
