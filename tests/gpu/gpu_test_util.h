@@ -1,5 +1,5 @@
 // Helpers for the GPU test set: one CPU and one CUDA backend per process, host<->device transfers in any
-// element type, and the norm-wise relative error the comparisons use.
+// element type, the norm-wise relative error the comparisons use, and a fixed-batch AdamW loop.
 #pragma once
 #include <catch2/catch.hpp>
 
@@ -13,6 +13,9 @@
 #include "check/host_values.h"
 #include "check/layer_check.h"
 #include "core/error.h"
+#include "train/loss_scaler.h"
+#include "train/model_graph.h"
+#include "train/param_store.h"
 
 namespace gputest {
 
@@ -75,6 +78,31 @@ inline std::vector<Precision> gpu_precisions() {
     if (gpu().supports(p)) v.push_back(p);
   }
   return v;
+}
+
+// The loss at each of `steps` AdamW steps (lr 1e-3) of a bound network on one fixed batch; fp16 scales the loss
+// as the trainer does and skips a step whose gradients overflowed.
+inline std::vector<float> adamw_losses(Backend& be, ModelGraph& net, ParamStore& store, const Tensor& x,
+                                       const Tensor& y, Precision p, int steps) {
+  const Tensor grads{store.grads(), Shape{static_cast<int64_t>(store.size())}, DType::F32};
+  LossScaler scaler(p == Precision::FP16, 65536.f);
+  std::vector<float> losses;
+  int64_t updates = 0;
+  for (int s = 0; s < steps; ++s) {
+    const float scale = scaler.scale();
+    net.forward(x, true);
+    net.loss(y, scale);
+    net.backward(false, {});
+    if (!(scaler.enabled() && scaler.check_and_update(be, grads))) {
+      be.adamw_update(store.params(), store.grads(), store.momentum(), store.second_moment(), store.size(), ++updates,
+                      1e-3f, 0.9f, 0.999f, 1e-8f, 0.f, 1.f / scale);
+    }
+    float loss = 0;
+    be.copy_d2h(&loss, net.loss_tensor().data, sizeof(float), StreamKind::Compute);
+    be.synchronize(StreamKind::Compute);
+    losses.push_back(loss);
+  }
+  return losses;
 }
 
 }  // namespace gputest

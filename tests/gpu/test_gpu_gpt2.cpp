@@ -9,9 +9,6 @@
 #include "core/counter_rng.h"
 #include "gpu_test_util.h"
 #include "models/registry.h"
-#include "train/loss_scaler.h"
-#include "train/model_graph.h"
-#include "train/param_store.h"
 
 using namespace gputest;
 
@@ -40,25 +37,7 @@ std::vector<float> gpt2_losses(Backend& be, Precision p, int steps) {
   be.copy_h2d(tokens.get(), ids.data(), ids.size() * sizeof(int32_t), StreamKind::Compute);
   be.copy_h2d(labels.get(), next.data(), next.size() * sizeof(int32_t), StreamKind::Compute);
   const Tensor x = tokens.tensor(Shape{kBatch, kSeq}, DType::I32), y = labels.tensor(Shape{kBatch * kSeq}, DType::I32);
-  const Tensor grads{store.grads(), Shape{static_cast<int64_t>(store.size())}, DType::F32};
-  LossScaler scaler(p == Precision::FP16, 65536.f);
-  std::vector<float> losses;
-  int64_t updates = 0;
-  for (int s = 0; s < steps; ++s) {
-    const float scale = scaler.scale();
-    net.forward(x, true);
-    net.loss(y, scale);
-    net.backward(false, {});
-    if (!(scaler.enabled() && scaler.check_and_update(be, grads))) {  // an overflowed fp16 step is skipped
-      be.adamw_update(store.params(), store.grads(), store.momentum(), store.second_moment(), store.size(), ++updates,
-                      1e-3f, 0.9f, 0.999f, 1e-8f, 0.f, 1.f / scale);
-    }
-    float loss = 0;
-    be.copy_d2h(&loss, net.loss_tensor().data, sizeof(float), StreamKind::Compute);
-    be.synchronize(StreamKind::Compute);
-    losses.push_back(loss);
-  }
-  return losses;
+  return adamw_losses(be, net, store, x, y, p, steps);
 }
 
 }  // namespace
