@@ -68,6 +68,19 @@ class TokenMapping {
   Identity identity_;
 };
 
+// Token i of a payload of uint16 (width 2) or uint32 (width 4) tokens.
+uint64_t token_at(const uint8_t* payload, int64_t i, size_t width) {
+  const uint8_t* p = payload + static_cast<size_t>(i) * width;
+  if (width == 2) {
+    uint16_t v;
+    std::memcpy(&v, p, sizeof v);
+    return v;
+  }
+  uint32_t v;
+  std::memcpy(&v, p, sizeof v);
+  return v;
+}
+
 std::atomic<int64_t> g_scans{0};
 
 struct TokenScan {
@@ -85,11 +98,7 @@ std::shared_ptr<const TokenScan> shared_scan(const TokenMapping& map, const uint
   std::weak_ptr<const TokenScan>& slot = live[map.identity()];
   if (auto scan = slot.lock()) return scan;
   auto scan = std::make_shared<TokenScan>();
-  for (int64_t i = 0; i < tokens; ++i) {
-    uint32_t v = 0;
-    std::memcpy(&v, payload + static_cast<size_t>(i) * width, width);  // little-endian, as the format is
-    scan->largest = std::max<uint64_t>(scan->largest, v);
-  }
+  for (int64_t i = 0; i < tokens; ++i) scan->largest = std::max(scan->largest, token_at(payload, i, width));
   ++g_scans;
   slot = scan;
   return scan;
@@ -166,17 +175,7 @@ class TokenFileSource final : public DataSource {
   }
 
  private:
-  uint64_t token(int64_t i) const {
-    const uint8_t* p = payload_ + static_cast<size_t>(i) * width_;
-    if (width_ == 2) {
-      uint16_t v;
-      std::memcpy(&v, p, sizeof v);
-      return v;
-    }
-    uint32_t v;
-    std::memcpy(&v, p, sizeof v);
-    return v;
-  }
+  uint64_t token(int64_t i) const { return token_at(payload_, i, width_); }
 
   [[noreturn]] void bad(const std::string& why) const {
     throw UsageError("token file " + spec_.path + " is not a valid token file: " + why);
