@@ -1,33 +1,24 @@
-// GELU, the CPU backend's two forms (cpu_layers_gelu.cpp): GPT-2's tanh approximation
-//   y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),  k = sqrt(2/pi)
-// and the exact form torch's nn.GELU() computes (ViT's), y = 0.5 x (1 + erf(x / sqrt 2)). fp32 whatever the
-// element type; backward reads the input, never the output.
+// GELU, the CPU backend's two forms (cpu_layers_gelu.cpp) from the same functions (backend/gelu_math.h): GPT-2's
+// tanh approximation and the exact form torch's nn.GELU() computes (ViT's). fp32 whatever the element type;
+// backward reads the input, never the output.
+#include "backend/gelu_math.h"
 #include "kernels/cuda/dtype.cuh"
 #include "kernels/cuda/kernels.cuh"
 
 namespace mg::kernels {
 namespace {
 
-constexpr float kGeluK = 0.7978845608028654f;  // sqrt(2/pi)
-constexpr float kGeluA = 0.044715f;
-constexpr float kRsqrt2 = 0.7071067811865476f;    // 1/sqrt(2)
-constexpr float kRsqrt2Pi = 0.3989422804014327f;  // 1/sqrt(2 pi)
-
 // The form is a template parameter so each kernel's inner loop has no branch.
 template <bool Tanh>
 __device__ __forceinline__ float gelu_f(float v) {
-  if constexpr (Tanh) return 0.5f * v * (1.f + tanhf(kGeluK * (v + kGeluA * v * v * v)));
-  else return 0.5f * v * (1.f + erff(v * kRsqrt2));
+  if constexpr (Tanh) return gelu_tanh(v);
+  else return gelu_erf(v);
 }
 
 template <bool Tanh>
 __device__ __forceinline__ float gelu_grad_f(float v) {
-  if constexpr (Tanh) {
-    const float t = tanhf(kGeluK * (v + kGeluA * v * v * v));
-    return 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kGeluK * (1.f + 3.f * kGeluA * v * v);
-  } else {
-    return 0.5f * (1.f + erff(v * kRsqrt2)) + v * kRsqrt2Pi * expf(-0.5f * v * v);
-  }
+  if constexpr (Tanh) return gelu_tanh_grad(v);
+  else return gelu_erf_grad(v);
 }
 
 template <bool Tanh, typename T>

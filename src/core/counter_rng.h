@@ -3,11 +3,7 @@
 #pragma once
 #include <cstdint>
 
-#if defined(__CUDACC__)
-#define MG_HD __host__ __device__ __forceinline__
-#else
-#define MG_HD inline
-#endif
+#include "core/host_device.h"
 
 namespace mg {
 

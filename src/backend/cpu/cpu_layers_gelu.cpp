@@ -1,28 +1,13 @@
-// GELU in its tanh form, as GPT-2 (and nanoGPT, llm.c) compute it:
-//   y = 0.5 x (1 + tanh(k (x + 0.044715 x^3))),  k = sqrt(2/pi)
-// or, where the description asks (ViT), the exact form torch's nn.GELU() computes: y = 0.5 x (1 + erf(x / sqrt 2)).
-// fp32 whatever the activation type; backward reads the input (never the output, so it may be overwritten).
-#include <cmath>
-
+// GELU in its tanh form, as GPT-2 (and nanoGPT, llm.c) compute it, or, where the description asks (ViT), the
+// exact form torch's nn.GELU() computes (backend/gelu_math.h). fp32 whatever the activation type; backward reads
+// the input (never the output, so it may be overwritten).
 #include "backend/cpu/cpu_act_io.h"
 #include "backend/cpu/cpu_layers.h"
+#include "backend/gelu_math.h"
 
 namespace mg::cpu {
 
 namespace {
-
-constexpr float kGeluK = 0.7978845608028654f;  // sqrt(2/pi)
-constexpr float kGeluA = 0.044715f;
-constexpr float kRsqrt2 = 0.7071067811865476f;    // 1/sqrt(2)
-constexpr float kRsqrt2Pi = 0.3989422804014327f;  // 1/sqrt(2 pi)
-
-inline float gelu_tanh(float v) { return 0.5f * v * (1.f + std::tanh(kGeluK * (v + kGeluA * v * v * v))); }
-inline float gelu_tanh_grad(float v) {
-  const float t = std::tanh(kGeluK * (v + kGeluA * v * v * v));
-  return 0.5f * (1.f + t) + 0.5f * v * (1.f - t * t) * kGeluK * (1.f + 3.f * kGeluA * v * v);
-}
-inline float gelu_erf(float v) { return 0.5f * v * (1.f + std::erf(v * kRsqrt2)); }
-inline float gelu_erf_grad(float v) { return 0.5f * (1.f + std::erf(v * kRsqrt2)) + v * kRsqrt2Pi * std::exp(-0.5f * v * v); }
 
 class GeluLayer final : public CpuLayer {
  public:
