@@ -26,4 +26,4 @@ echo "# Goyal et al.: backward share of the step $bwd_share -> 1-GPU rate $rate 
   --gpus-per-node 8 --inter-node bw=50Gbit,lat=9.6us --nics-per-node 1 --json goyal2017_resnet50.json \
   | tee goyal2017_resnet50.txt
 # 3. Published figures, the naive forecast (N x the 1-GPU rate) and the predictions side by side: table.md.
-python3 "$here/scripts/predict-published-table.py" .
+python3 "$here/scripts/measure/predict-published-table.py" .

@@ -9,7 +9,7 @@
 # a 1-device profile (same options, same thread count; two at once, one per namespace, because the two "hosts"
 # share this VM's cores), then the two-rank run across the link, then the predictions from the comm curve and
 # from the tc numbers alone ("spec": bw=RATE,lat=DELAY). A `tiny` case is that sequence TINY_REPEATS times
-# (default 5; a ResNet-18 case once) and scripts/predict-summarize.py takes the median of each figure over the
+# (default 5; a ResNet-18 case once) and scripts/measure/predict-summarize.py takes the median of each figure over the
 # repetitions: one `tiny` run lasts under a second and its rate moves by +-15 % from one run to the next on this VM, so a single
 # run against a single prediction measures the VM (results/predict/HISTORY.md, 2026-11-27). Needs root (ip netns,
 # tc, /dev/net/tun) and g++ (builds netwire into a temporary directory unless NETWIRE names a binary).
@@ -61,7 +61,7 @@ if [ "$mode" = repredict ]; then
       predict_case "$(rep "$name" "$k")" "${name%%_*}" "$rate" "${delay:-0}" "$dtype"
     done
   done <"$cases"
-  python3 "$here/scripts/predict-summarize.py" "$out"
+  python3 "$here/scripts/measure/predict-summarize.py" "$out"
   exit $?
 fi
 
@@ -212,4 +212,4 @@ case $mode in
     done
     ;;
 esac
-python3 "$here/scripts/predict-summarize.py" "$out"
+python3 "$here/scripts/measure/predict-summarize.py" "$out"

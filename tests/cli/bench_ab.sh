@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# scripts/bench-ab.sh: before/after of two binaries, alternating, with the summary it writes; the direction of a
+# scripts/measure/bench-ab.sh: before/after of two binaries, alternating, with the summary it writes; the direction of a
 # known slowdown (AFTER slowed gives a ratio near the injected one, BEFORE slowed its inverse); and its one-line
 # usage errors.
 if ! command -v python3 >/dev/null; then echo "skipped: python3 is needed"; exit 77; fi
 source "$(dirname "$0")/lib.bash"
-script="$(dirname "$0")/../../scripts/bench-ab.sh"
+script="$(dirname "$0")/../../scripts/measure/bench-ab.sh"
 args=(--model tiny --device cpu --gpus 1 --batch-size 4 --steps 3 --warmup 1 --no-check)
 
 BEFORE=$MGBENCH AFTER=$MGBENCH expect_status 0 bash "$script" "$TMP/ab" 2 "${args[@]}"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# scripts/onednn-breakdown.py end to end: the per-primitive breakdown of a CPU training step, its FLOP counts
+# scripts/measure/onednn-breakdown.py end to end: the per-primitive breakdown of a CPU training step, its FLOP counts
 # checked against `mgbench models` (a wrong parse of oneDNN's problem shapes would misstate % of peak).
 set -uo pipefail
 if [[ -z "${MGBENCH:-}" || ! -x "$MGBENCH" ]]; then echo "skipped: MGBENCH is not an executable ('${MGBENCH:-}')"; exit 77; fi
 if ! command -v python3 >/dev/null; then echo "skipped: python3 is needed"; exit 77; fi
 source "$(dirname "$0")/lib.bash"
-script="$(dirname "$0")/../../scripts/onednn-breakdown.py"
+script="$(dirname "$0")/../../scripts/measure/onednn-breakdown.py"
 probe="$TMP/probe.json"
 echo '{"fma_gflops_all_cores": 100.0}' >"$probe"
 

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/predict-published-table.py: each published row beside the naive forecast (N x the published 1-GPU rate)
+# scripts/measure/predict-published-table.py: each published row beside the naive forecast (N x the published 1-GPU rate)
 # and the prediction read from its committed JSON, errors against the published figure; the committed table.md
 # is what the script writes from the committed predictions.
 set -u
@@ -8,7 +8,7 @@ src=$here/results/predict/published
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 cp "$src"/*.json "$out/" || exit 1
-python3 "$here/scripts/predict-published-table.py" "$out" >"$out/log" 2>&1 || { cat "$out/log"; echo "FAIL: table.py"; exit 1; }
+python3 "$here/scripts/measure/predict-published-table.py" "$out" >"$out/log" 2>&1 || { cat "$out/log"; echo "FAIL: table.py"; exit 1; }
 cmp -s "$out/table.md" "$src/table.md" || { diff "$src/table.md" "$out/table.md"; echo "FAIL: committed table.md differs"; exit 1; }
 python3 - "$out" <<'PY' || exit 1
 import json, sys

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/predict-summarize.py on a case run several times: every figure of the case is the median over its
+# scripts/measure/predict-summarize.py on a case run several times: every figure of the case is the median over its
 # repetitions (each predicted from its own profile) and the error compares the median prediction with the
 # median measurement; a case of one repetition, as older runs' cases.tsv without the count, reads as before.
 # Beside every prediction the naive forecast (2 x the 1-device rate) and its error; given two run folders, one
@@ -28,7 +28,7 @@ for kind in profile measured pred_comm pred_spec; do
 done
 printf '%s\t100mbit\ttiny\t25\toverlap\tfp32\t0.5\t10:00:00\t0\t3\n' "$case" >"$out/cases.tsv"
 printf 'one\t100mbit\ttiny\t25\toverlap\tfp32\t0.5\t10:01:00\t0\n' >>"$out/cases.tsv"
-python3 "$here/scripts/predict-summarize.py" "$out" >"$out/log" 2>&1 || { cat "$out/log"; echo "FAIL: summarize"; exit 1; }
+python3 "$here/scripts/measure/predict-summarize.py" "$out" >"$out/log" 2>&1 || { cat "$out/log"; echo "FAIL: summarize"; exit 1; }
 python3 - "$out/src" "$out" "$case" <<'PY' || exit 1
 import json, statistics, sys
 src, out, case = sys.argv[1:]
@@ -70,7 +70,7 @@ PY
 mkdir -p "$out/second/raw"
 cp "$out/raw/one."* "$out/second/raw/"
 printf 'one\t100mbit\ttiny\t25\toverlap\tfp32\t0.5\t10:01:00\t0\n' >"$out/second/cases.tsv"
-python3 "$here/scripts/predict-summarize.py" "$out" "$out/second" >"$out/runs" 2>&1 || { cat "$out/runs"; echo "FAIL: two runs"; exit 1; }
+python3 "$here/scripts/measure/predict-summarize.py" "$out" "$out/second" >"$out/runs" 2>&1 || { cat "$out/runs"; echo "FAIL: two runs"; exit 1; }
 python3 - "$out" <<'PY' || exit 1
 import re, sys
 out = sys.argv[1]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# scripts/predict-summarize.py reads a committed campaign straight from its raw.tar.xz: the table it renders from
+# scripts/measure/predict-summarize.py reads a committed campaign straight from its raw.tar.xz: the table it renders from
 # the compressed data is byte for byte the committed table.md, and the same as from the unpacked raw/ folder; a
 # campaign with neither is one line on stderr and exit status 2, and no table.md is written.
 set -u
@@ -7,7 +7,7 @@ here=$(cd "$(dirname "$0")/../.." && pwd)
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
 fail() { echo "FAIL: $*"; exit 1; }
-tool=$here/scripts/predict-summarize.py
+tool=$here/scripts/measure/predict-summarize.py
 for run in netns-2026-11-27 netns-2026-11-23-veth-loaded; do
   src=$here/results/predict/$run
   [ ! -e "$src/raw" ] || fail "$run: raw/ is committed unpacked"

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# scripts/soak-check.py, the verdict of scripts/soak.sh, fed synthetic series: flat memory, descriptors, threads
+# scripts/measure/soak-check.py, the verdict of scripts/measure/soak.sh, fed synthetic series: flat memory, descriptors, threads
 # and step times pass; a planted leak (resident memory, a descriptor, a thread) or step-time drift fails, naming
 # the process and what grew; a folder without samples is exit 2.
 source "$(dirname "$0")/lib.bash"
 : "${MG_SOURCE_DIR:?}"
 command -v python3 >/dev/null || { echo "skipped: python3 is needed"; exit 77; }
-check=$MG_SOURCE_DIR/scripts/soak-check.py
+check=$MG_SOURCE_DIR/scripts/measure/soak-check.py
 
 # soak DIR [PROCESS FIELD PER_SAMPLE] [STEP_GROWTH]: 60 samples of the three processes, seeded noise (RSS
 # +-0.5 %, steps +-3 %), PROCESS's FIELD growing by PER_SAMPLE each sample after warm-up, and every step of both

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The reference side of tests/train/test_gpt2_torch.cpp: scripts/torch_gpt2.py's GPT-2 in float64 on the
+"""The reference side of tests/train/test_gpt2_torch.cpp: scripts/measure/torch_gpt2.py's GPT-2 in float64 on the
 parameters, token ids (int32 {batch, size}) and labels mgbench wrote to DIR; writes the logits, the mean
 next-token cross-entropy and every parameter's gradient back for the C++ test to compare, or trains with
 torch.optim where the manifest names "steps" (reference_harness.py says what DIR holds). The head reads the token
@@ -13,7 +13,7 @@ import sys
 import numpy as np
 import torch
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts"))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "scripts", "measure"))
 from reference_harness import run  # noqa: E402  (beside this script)
 from torch_gpt2 import gpt2_forward  # noqa: E402
 

@@ -48,7 +48,7 @@ def run(d, forward, read_inputs):
 
 
 def train(m, p, loss_fn, d):
-    """m["steps"] steps of torch.optim on the one batch, as scripts/torch_gpt2.py's loop runs them."""
+    """m["steps"] steps of torch.optim on the one batch, as scripts/measure/torch_gpt2.py's loop runs them."""
     o = m["optimizer"]
     params = list(p.values())
     opt = (torch.optim.AdamW(params, lr=o["lr"], betas=tuple(o["betas"]), eps=o["eps"], weight_decay=o["weight_decay"])

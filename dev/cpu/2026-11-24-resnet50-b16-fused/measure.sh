@@ -4,10 +4,10 @@
 #   OUT=results/cpu/2026-11-24-resnet50-b16-fused BEFORE=... AFTER=... dev/cpu/2026-11-24-resnet50-b16-fused/measure.sh profile
 #   OUT=... BEFORE=... AFTER=... dev/cpu/2026-11-24-resnet50-b16-fused/measure.sh tiny
 #   OUT=... TINY_DIR=tiny-5rounds TINY_ROUNDS=5 BEFORE=... AFTER=... .../measure.sh tiny
-# profile: the machine probe, then oneDNN's per-primitive breakdown of both binaries (scripts/onednn-breakdown.py);
-# tiny: the tiny model's 2-replica efficiency (local transport, as scripts/bench-local-comm.sh runs it),
-# before and after alternating for 3 rounds. The before/after throughput is scripts/bench-ab.sh; the PyTorch
-# comparison is scripts/bench-cpu-vs-torch.sh (the campaign's README.md says how each was called).
+# profile: the machine probe, then oneDNN's per-primitive breakdown of both binaries (scripts/measure/onednn-breakdown.py);
+# tiny: the tiny model's 2-replica efficiency (local transport, as scripts/measure/bench-local-comm.sh runs it),
+# before and after alternating for 3 rounds. The before/after throughput is scripts/measure/bench-ab.sh; the PyTorch
+# comparison is scripts/measure/bench-cpu-vs-torch.sh (the campaign's README.md says how each was called).
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/../../.." && pwd)
@@ -16,10 +16,10 @@ mkdir -p "$out"
 : "${BEFORE:?path of the before binary}" "${AFTER:?path of the after binary}"
 case ${1:-} in
   profile)
-    "$root/scripts/machine-probe.sh" "$out/probe.json"
+    "$root/scripts/measure/machine-probe.sh" "$out/probe.json"
     for side in before after; do
       bin=$BEFORE; [[ $side == after ]] && bin=$AFTER
-      python3 "$root/scripts/onednn-breakdown.py" "$out/breakdown-$side" --probe "$out/probe.json" --mgbench "$bin" \
+      python3 "$root/scripts/measure/onednn-breakdown.py" "$out/breakdown-$side" --probe "$out/probe.json" --mgbench "$bin" \
         -- --model resnet50 --device cpu --gpus 1 --steps 10 --warmup 2 --no-check > "$out/breakdown-$side.txt"
     done ;;
   tiny)

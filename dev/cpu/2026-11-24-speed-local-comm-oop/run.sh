@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Before/after for the in-process ("local") communicator, every op `mgbench comm` runs: the binary built from
 # s15 (BEFORE) and the one built from branch oop16 (AFTER), alternating which goes first each round, with
-# scripts/machine-probe.sh every round. Raw JSON, the log and a summary go to OUT (the committed runs: before-after/
+# scripts/measure/machine-probe.sh every round. Raw JSON, the log and a summary go to OUT (the committed runs: before-after/
 # and before-after-3rounds/ in results/cpu/2026-11-24-speed-local-comm-oop/raw.tar.xz).
 #   OUT=DIR BEFORE=/path/mgbench AFTER=/path/mgbench dev/cpu/2026-11-24-speed-local-comm-oop/run.sh [ROUNDS]
 set -euo pipefail
@@ -21,7 +21,7 @@ run() {  # side binary op round
   echo "# before: $("$BEFORE" --version | head -1)   after: $("$AFTER" --version | head -1)"
   for i in $(seq 1 "$rounds"); do
     echo "## round $i"
-    "$root/scripts/machine-probe.sh" "$out/probe-$i.json" 10 > /dev/null
+    "$root/scripts/measure/machine-probe.sh" "$out/probe-$i.json" 10 > /dev/null
     if (( i % 2 )); then order="before after"; else order="after before"; fi
     for op in $ops; do
       for s in $order; do

@@ -2,7 +2,7 @@
 // one .mgrec record file; `mgbench prepare-data TEXT OUT.bin` makes a language model's token file from any file
 // with the byte-level tokenizer. The work is data/record_pack.h and data/byte_tokens.h; this file parses and prints.
 // Hidden: `prepare-data --generate-test-images DIR --count N --size S --classes K` writes a synthetic folder
-// (scripts/bench-input.sh, smoke tests).
+// (scripts/measure/bench-input.sh, smoke tests).
 #include <algorithm>
 #include <chrono>
 #include <cstdio>

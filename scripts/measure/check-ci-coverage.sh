@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
-# Validity check of the reported 95% CI of the median step time (issue 5): PAIRS times, run the same CPU job
+# Validity check of the reported 95% CI of the median step time: PAIRS times, run the same CPU job
 # twice back to back and count how often the second run's median falls inside the first run's CI.
-#   PAIRS=20 RUNS=5 [KEEP=dir] scripts/check-ci-coverage.sh [mgbench args replacing the default job]
+#   PAIRS=20 RUNS=5 [KEEP=dir] scripts/measure/check-ci-coverage.sh [mgbench args replacing the default job]
 # RUNS > 1 passes --runs RUNS (each invocation pools RUNS fresh processes; the CI then comes from the spread
 # of their medians). Reading the rate: the CI is for the true median, and the second median is itself an
 # estimate with the same error, so even an exact 95% CI contains it less often than 95%: with k pooled runs
 # the expected rate is P(|t_{k-1}| < t_{0.975,k-1} / sqrt(2)) (88% for k = 5, 83% as k grows); a rate well
 # below that means the CI is too narrow. Both are printed. One line per pair goes to stdout as well.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 mg=${MGBENCH:-$root/build/mgbench}
 pairs=${PAIRS:-20}
 runs=${RUNS:-1}

@@ -3,7 +3,7 @@
 # round, with the same arguments; raw JSON and output per run in OUT, and a summary (img/s per round, median,
 # ratio AFTER / BEFORE of img/s, so below 1 means AFTER is slower, and that direction in words, peak memory) in
 # OUT/summary.txt. Run it under the measurement lock on a shared machine.
-#   BEFORE=old/mgbench AFTER=new/mgbench scripts/bench-ab.sh OUT ROUNDS [mgbench arguments]
+#   BEFORE=old/mgbench AFTER=new/mgbench scripts/measure/bench-ab.sh OUT ROUNDS [mgbench arguments]
 #   default arguments: --model resnet50 --device cpu --gpus 1 --steps 10
 set -euo pipefail
 die() { echo "bench-ab: $*" >&2; exit 2; }

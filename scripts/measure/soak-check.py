@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Judges a soak (scripts/soak.sh): did resident memory, open file descriptors or threads grow, or did step
+"""Judges a soak (scripts/measure/soak.sh): did resident memory, open file descriptors or threads grow, or did step
 times drift, over the run? Reads DIR/samples.csv (elapsed_s,process,pid,rss_kib,fds,threads: every process sampled
 over time), DIR/threads.json and DIR/procs.json (mgbench results with every step) and DIR/about.json (how the soak
 was run, copied into the summary); writes DIR/summary.json and prints it with one line per failed check.
 
-  scripts/soak-check.py DIR [--max-rss-growth 0.05] [--max-drift 0.10]
+  scripts/measure/soak-check.py DIR [--max-rss-growth 0.05] [--max-drift 0.10]
 
 Each series is judged after its first tenth (allocators, oneDNN's primitive cache and thread pools settle while
 warming up), comparing the median of the first steady tenth with the median of the last tenth, so one odd

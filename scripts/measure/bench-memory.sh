@@ -1,13 +1,13 @@
 #!/usr/bin/env bash
 # Peak memory of one CPU training run: the whole process's peak resident set of mgbench and of PyTorch's
-# reference loop (scripts/torch_reference.py, NCHW and channels-last; the whole Python process) at the same model
+# reference loop (scripts/measure/torch_reference.py, NCHW and channels-last; the whole Python process) at the same model
 # and batch, compared process against process; mgbench's own allocation high-water mark (peak_memory_bytes in its
 # JSON) is printed beside its process figure. MGBENCH_BEFORE=path adds another mgbench binary (e.g. a build of main) to compare;
 # TORCH=0 skips PyTorch (keeping earlier torch-*.json in OUT).
-#   scripts/bench-memory.sh [MODEL] [BATCH]     (OUT defaults to results/cpu/<date>-speed-memory-<model>-b<batch>)
+#   scripts/measure/bench-memory.sh [MODEL] [BATCH]     (OUT defaults to results/cpu/<date>-speed-memory-<model>-b<batch>)
 # Needs Debian's python3-torch and python3-torchvision (/usr/bin/python3).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 model=${1:-resnet50}; batch=${2:-16}
 out=${OUT:-$root/results/cpu/$(date -u +%Y-%m-%d)-speed-memory-$model-b$batch}
 mg=${MGBENCH:-$root/build/mgbench}
@@ -38,8 +38,8 @@ PY
   [[ -n "${MGBENCH_BEFORE:-}" ]] && mgrun mgbench-before "$MGBENCH_BEFORE"
   [[ "${TORCH:-1}" == 0 ]] || for layout in nchw channels-last; do
     flag=""; [[ $layout == channels-last ]] && flag=--channels-last
-    echo "\$ /usr/bin/python3 scripts/torch_reference.py --device cpu --model $model --batch $batch $flag"
-    peak_rss "torch-$layout" /usr/bin/python3 "$root/scripts/torch_reference.py" --device cpu --model "$model" \
+    echo "\$ /usr/bin/python3 scripts/measure/torch_reference.py --device cpu --model $model --batch $batch $flag"
+    peak_rss "torch-$layout" /usr/bin/python3 "$root/scripts/measure/torch_reference.py" --device cpu --model "$model" \
       --batch "$batch" --steps 2 --warmup 1 --threads "$(nproc)" $flag | tee "$out/torch-$layout.json"
   done
 } 2>&1 | tee -a "$out/log.txt"

@@ -1,34 +1,34 @@
 #!/usr/bin/env bash
-# CPU speed check: mgbench vs PyTorch (the project's own reference loop, scripts/torch_reference.py) on the same
+# CPU speed check: mgbench vs PyTorch (the project's own reference loop, scripts/measure/torch_reference.py) on the same
 # machine, model, batch and thread count, in ROUNDS alternating rounds (mgbench, PyTorch NCHW, PyTorch
 # channels-last, then again), so a slow period of a shared machine hits every side. Each side's figure is the
 # median over rounds of its per-run median step rate (batch / median step time); images over wall time is shown
 # beside it. Raw JSON of every run, a summary and the full log go under OUT (default results/cpu/<date>-...).
-#   scripts/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH DDP=0 PROBE=1
+#   scripts/measure/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH DDP=0 PROBE=1
 #                                                                   LAYOUTS="nchw channels-last"
 # MODEL is a name both take: torchvision's (resnet50, vit_b_16), which mgbench knows as an alias. LAYOUTS picks the
 # PyTorch sides (channels-last means nothing to a transformer's activations: LAYOUTS=nchw for vit_b_16).
 # Memory is process against process: mgbench's peak resident set (device_memory_in_use_bytes, VmHWM) and
 # PyTorch's ru_maxrss.
 # DDP=1 adds, in every round, mgbench on 2 CPU replicas against PyTorch DDP (gloo, 2 processes; torch_ddp_cpu.py).
-# PROBE=1 (the default) runs scripts/machine-probe.sh right before each round's mgbench run and states that run as a
+# PROBE=1 (the default) runs scripts/measure/machine-probe.sh right before each round's mgbench run and states that run as a
 # percentage of the FMA peak the probe just measured: a shared VM's peak moves between rounds (on the 2-core VM one
 # probe read 224 GFLOP/s and the next, 25 minutes later, 117), so a single probe cannot be the yardstick of all.
 # The percentage is given twice: direct-equivalent (the model's direct-convolution FLOPs, 3x forward per training
-# image) and executed (less what Winograd layers did not compute: scripts/onednn_flops.py), the latter from one
-# untimed 2-step run under ONEDNN_VERBOSE after the rounds (scripts/onednn-breakdown.py, OUT/flops/).
+# image) and executed (less what Winograd layers did not compute: scripts/measure/onednn_flops.py), the latter from one
+# untimed 2-step run under ONEDNN_VERBOSE after the rounds (scripts/measure/onednn-breakdown.py, OUT/flops/).
 # The DDP line is images over the wall time of the timed window on both sides (torch_ddp_cpu.py times the same).
 # Each PyTorch JSON records torch.__config__.show() (the build: BLAS, oneDNN, OpenMP, ISA). PyTorch runs with
 # OMP_NUM_THREADS=THREADS besides --threads, as bench-lm-vs-torch.sh runs it, so its OpenMP team has that size too.
 # Needs Debian's python3-torch and python3-torchvision (apt-get install them; /usr/bin/python3 is used).
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 model=${1:-resnet50}; batch=${2:-16}; steps=${3:-10}
 threads=${THREADS:-$(nproc)}
 rounds=${ROUNDS:-3}
 out=${OUT:-$root/results/cpu/$(date +%Y-%m-%d)-$model-b$batch}
 mg=${MGBENCH:-$root/build/mgbench}
-ref=$root/scripts/torch_reference.py
+ref=$root/scripts/measure/torch_reference.py
 [[ -x $mg ]] || { echo "bench-cpu-vs-torch: no mgbench binary at $mg (build first or set MGBENCH)" >&2; exit 2; }
 /usr/bin/python3 -c "import torch, torchvision" 2>/dev/null ||
   { echo "bench-cpu-vs-torch: /usr/bin/python3 lacks torch/torchvision (apt-get install python3-torch python3-torchvision)" >&2; exit 2; }
@@ -46,8 +46,8 @@ log="$out/log.txt"
   echo "# $model, batch $batch, $steps timed steps after 3 warm-up, $threads threads, $rounds alternating rounds"
   for ((r = 1; r <= rounds; r++)); do
     if [[ ${PROBE:-1} == 1 ]]; then
-      echo "\$ [round $r] scripts/machine-probe.sh $out/probe-$r.json"
-      "$root/scripts/machine-probe.sh" "$out/probe-$r.json"
+      echo "\$ [round $r] scripts/measure/machine-probe.sh $out/probe-$r.json"
+      "$root/scripts/measure/machine-probe.sh" "$out/probe-$r.json"
     fi
     echo "\$ [round $r] $mg --device cpu --gpus 1 --model $model --batch-size $batch --steps $steps --warmup 3 --threads $threads"
     "$mg" --device cpu --gpus 1 --model "$model" --batch-size "$batch" --steps "$steps" --warmup 3 \
@@ -63,13 +63,13 @@ log="$out/log.txt"
       echo "\$ [round $r] mgbench 2 CPU replicas vs PyTorch DDP gloo, 2 processes, same per-replica batch"
       "$mg" --device cpu --gpus 2 --no-baseline --model "$model" --batch-size "$batch" --steps "$steps" --warmup 3 \
         --threads "$threads" --no-progress --json "$out/mgbench-2-$r.json"
-      /usr/bin/python3 "$root/scripts/torch_ddp_cpu.py" --model "$model" --batch "$batch" --steps "$steps" \
+      /usr/bin/python3 "$root/scripts/measure/torch_ddp_cpu.py" --model "$model" --batch "$batch" --steps "$steps" \
         --threads "$threads" | tee "$out/torch-ddp-$r.json"
     fi
   done
   if [[ ${PROBE:-1} == 1 ]]; then
-    echo "\$ scripts/onednn-breakdown.py $out/flops --mgbench $mg -- --device cpu --gpus 1 --model $model --batch-size $batch --steps 2 --warmup 1 --threads $threads"
-    /usr/bin/python3 "$root/scripts/onednn-breakdown.py" "$out/flops" --mgbench "$mg" -- --device cpu --gpus 1 \
+    echo "\$ scripts/measure/onednn-breakdown.py $out/flops --mgbench $mg -- --device cpu --gpus 1 --model $model --batch-size $batch --steps 2 --warmup 1 --threads $threads"
+    /usr/bin/python3 "$root/scripts/measure/onednn-breakdown.py" "$out/flops" --mgbench "$mg" -- --device cpu --gpus 1 \
       --model "$model" --batch-size "$batch" --steps 2 --warmup 1 --threads "$threads"
   fi
 } 2>&1 | tee "$log"

@@ -8,8 +8,8 @@ import json
 import os
 import sys
 
-here = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "results",
-                                                            "predict", "published")
+here = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..",
+                                                            "results", "predict", "published")
 
 # tf_cnn_benchmarks, NVIDIA DGX-1 (8x P100), synthetic data, batch 64 per GPU, May 2017: images/s per GPU count.
 DGX1 = [("tf_dgx1_p100_resnet50.json", "ResNet-50", {1: 219, 2: 422, 4: 852, 8: 1734}),

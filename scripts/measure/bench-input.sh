@@ -8,11 +8,12 @@
 # clock started, so counting them would make the input look faster than it can sustain). The rate at the median
 # step (global batch / median step time) is printed beside it. Raw JSON per run under OUT.
 #
-# usage: scripts/bench-input.sh [path/to/mgbench]
+# usage: scripts/measure/bench-input.sh [path/to/mgbench]      (default: build/mgbench of this checkout)
 # env:   COUNT=2000 CLASSES=10 SIZE=224 THREADS="1 2" BATCH=64 STEPS=40 WARMUP=10 DEVICE=cpu
 #        WORKDIR=(a temp dir) OUT=(raw JSON; default WORKDIR/json)
 set -euo pipefail
-MGBENCH=${1:-${MGBENCH:-build/mgbench}}
+root=$(cd "$(dirname "$0")/../.." && pwd)
+MGBENCH=${1:-${MGBENCH:-$root/build/mgbench}}
 COUNT=${COUNT:-2000}
 CLASSES=${CLASSES:-10}
 SIZE=${SIZE:-224}

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # CPU speed and memory check for language models: mgbench against GPT-2 written plainly in PyTorch
-# (scripts/torch_gpt2.py) on the same machine, model, sequence length, batch, optimizer and thread count, in ROUNDS
+# (scripts/measure/torch_gpt2.py) on the same machine, model, sequence length, batch, optimizer and thread count, in ROUNDS
 # alternating rounds (mgbench, then PyTorch, then again) so a slow period of a shared machine hits both sides.
 # Each side's figure is the median over rounds of its per-run tokens/s at the median step time; tokens over the
 # wall time of the timed window and the process's peak resident set are shown beside it, and mgbench's MFU.
 # Raw JSON of every run, the log and a summary go under OUT (default results/transformers/<date>-MODEL-tSEQ-bBATCH).
-#   scripts/bench-lm-vs-torch.sh [MODEL] [SEQ] [BATCH] [STEPS]     env: ROUNDS=3 THREADS=$(nproc) OPT=adamw OUT MGBENCH
+#   scripts/measure/bench-lm-vs-torch.sh [MODEL] [SEQ] [BATCH] [STEPS]     env: ROUNDS=3 THREADS=$(nproc) OPT=adamw OUT MGBENCH
 # Needs Debian's python3-torch (/usr/bin/python3, run with OMP_NUM_THREADS equal to --threads as the CNN
 # comparison does). Its matrix products go to the system BLAS
 # (BLAS_INFO=generic): with Debian's reference libblas3 alone GPT-2 runs about 13x slower, so install
 # libopenblas0-pthread (which takes over the libblas.so.3 alternative) for a fair comparison; the log names the BLAS.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 model=${1:-gpt2}; seq=${2:-256}; batch=${3:-4}; steps=${4:-5}
 threads=${THREADS:-$(nproc)}
 rounds=${ROUNDS:-3}
@@ -30,8 +30,8 @@ mkdir -p "$out"
     echo "\$ [round $r] $mg --device cpu --gpus 1 --model $model --seq-len $seq --batch-size $batch --optimizer $opt --steps $steps --warmup 2 --threads $threads --no-check"
     "$mg" --device cpu --gpus 1 --model "$model" --seq-len "$seq" --batch-size "$batch" --optimizer "$opt" \
       --steps "$steps" --warmup 2 --threads "$threads" --no-check --no-progress --json "$out/mgbench-$r.json"
-    echo "\$ [round $r] OMP_NUM_THREADS=$threads /usr/bin/python3 scripts/torch_gpt2.py --model $model --seq-len $seq --batch $batch --optimizer $opt --steps $steps --warmup 2 --threads $threads"
-    OMP_NUM_THREADS=$threads /usr/bin/python3 "$root/scripts/torch_gpt2.py" --model "$model" --seq-len "$seq" --batch "$batch" --optimizer "$opt" \
+    echo "\$ [round $r] OMP_NUM_THREADS=$threads /usr/bin/python3 scripts/measure/torch_gpt2.py --model $model --seq-len $seq --batch $batch --optimizer $opt --steps $steps --warmup 2 --threads $threads"
+    OMP_NUM_THREADS=$threads /usr/bin/python3 "$root/scripts/measure/torch_gpt2.py" --model "$model" --seq-len "$seq" --batch "$batch" --optimizer "$opt" \
       --steps "$steps" --warmup 2 --threads "$threads" | tee "$out/torch-$r.json" | cut -c1-300
   done
 } 2>&1 | tee "$out/log.txt"

@@ -4,13 +4,13 @@
 Runs mgbench once with ONEDNN_VERBOSE=1, keeps the timed steps' primitive executions and prints, per
 (primitive, propagation kind): milliseconds per step, share of the step, executions per step and, for
 convolutions and inner products, the GFLOP/s achieved from the problem shapes oneDNN prints. With a probe file
-(scripts/machine-probe.sh) it also gives each as a percentage of the machine's measured FMA peak: the ceiling a
+(scripts/measure/machine-probe.sh) it also gives each as a percentage of the machine's measured FMA peak: the ceiling a
 whole training step cannot pass is the convolutions' own rate, which this shows next to the step's. Every rate
-and percentage is given twice (scripts/onednn_flops.py): "direct" counts the problem shapes' direct-convolution
+and percentage is given twice (scripts/measure/onednn_flops.py): "direct" counts the problem shapes' direct-convolution
 FLOPs, also where oneDNN ran Winograd; "executed" counts what the implementations computed (Winograd F(4x4, 3x3)
 does 36 multiply-adds per 4x4 output tile and channel pair where direct convolution does 144).
 
-    scripts/onednn-breakdown.py OUT_DIR [--probe probe.json] [--mgbench build/mgbench] -- --model resnet50 ...
+    scripts/measure/onednn-breakdown.py OUT_DIR [--probe probe.json] [--mgbench build/mgbench] -- --model resnet50 ...
 
 Writes OUT_DIR/verbose.log (oneDNN's lines), OUT_DIR/run.json (mgbench's result) and OUT_DIR/breakdown.json.
 Verbose timing adds a little overhead per primitive; the result's own step time is the reference. fp32 batch
@@ -76,7 +76,7 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("out_dir")
     ap.add_argument("--probe", help="machine-probe.sh JSON: gives percentages of the FMA peak")
-    ap.add_argument("--mgbench", default=os.path.join(os.path.dirname(__file__), "..", "build", "mgbench"))
+    ap.add_argument("--mgbench", default=os.path.join(os.path.dirname(__file__), "..", "..", "build", "mgbench"))
     argv = sys.argv[1:]
     if "--" not in argv:
         die("give mgbench's arguments after --, e.g. -- --model resnet50 --device cpu --gpus 1")

@@ -1,18 +1,18 @@
 #!/usr/bin/env bash
 # Soak test (not in CI): a long CPU training run in two shapes at once -- one process with 2 replicas as threads,
 # and 2 env-launched processes with one replica each on loopback -- sampling every process's resident memory,
-# open file descriptors and threads over time; scripts/soak-check.py then judges the series: memory, descriptors
+# open file descriptors and threads over time; scripts/measure/soak-check.py then judges the series: memory, descriptors
 # and threads must not grow and step times must not drift (median of the last tenth of the timed steps against
 # the first) by more than its limits.
 #
-#   scripts/soak.sh [--minutes M] [--out DIR] [--mgbench BIN] [--model NAME] [--interval S] [--max-drift F]
+#   scripts/measure/soak.sh [--minutes M] [--out DIR] [--mgbench BIN] [--model NAME] [--interval S] [--max-drift F]
 #
 # Defaults: 180 minutes, results/soak/<UTC date>/, build/mgbench, resnet18 at 64x64, batch 8, a sample every 15 s,
 # drift limit 0.10. The binary is copied first, so rebuilding during a soak does not change what runs. Exit 0 when
 # everything stayed flat, 1 when something grew or drifted or a run failed (the numbers are in DIR/summary.json
 # either way), 2 for bad arguments.
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 minutes=180
 out=""
 bin="$root/build/mgbench"
@@ -116,10 +116,10 @@ python3 - "$out/about.json" "$minutes" "$model" "$(lscpu | sed -n 's/^Model name
   "$load_start" "$(cut -d' ' -f1-3 /proc/loadavg)" "$("$mg" --version | head -1)" <<'PY'
 import json, sys
 path, minutes, model, cpu, cores, load_start, load_end, version = sys.argv[1:]
-json.dump({"command": "scripts/soak.sh --minutes %s --model %s" % (minutes, model), "mgbench": version, "cpu": cpu,
+json.dump({"command": "scripts/measure/soak.sh --minutes %s --model %s" % (minutes, model), "mgbench": version, "cpu": cpu,
            "cores": int(cores), "load_average_start": load_start, "load_average_end": load_end},
           open(path, "w"), indent=2)
 PY
 status=0
-python3 "$root/scripts/soak-check.py" "$out" --max-drift "$max_drift" || status=$?
+python3 "$root/scripts/measure/soak-check.py" "$out" --max-drift "$max_drift" || status=$?
 exit "$status"

@@ -4,8 +4,8 @@ pre-norm blocks with fused qkv, causal attention, tanh GELU, ln_f, a head withou
 table, tied as GPT2LMHeadModel's lm_head.weight = wte.weight), and a timed training loop over it: mgbench's
 reference for language models, on the same machine and in the same script.
 
-  /usr/bin/python3 scripts/torch_gpt2.py --model gpt2 --seq-len 256 --batch 4 --steps 5 --threads 2
-  python3 scripts/torch_gpt2.py --device cuda --precision bf16 --model gpt2 --seq-len 1024 --batch 8 --steps 20
+  /usr/bin/python3 scripts/measure/torch_gpt2.py --model gpt2 --seq-len 256 --batch 4 --steps 5 --threads 2
+  python3 scripts/measure/torch_gpt2.py --device cuda --precision bf16 --model gpt2 --seq-len 1024 --batch 8 --steps 20
 
 Prints one JSON line (tokens_per_sec: tokens over the wall time of the timed window; the per-step host times give
 the median). The training step is mgbench's: a synthetic batch of token ids and next tokens, forward, mean

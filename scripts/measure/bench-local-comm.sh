@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
-# In-process all-reduce (issue 16): the shared-memory communicator ("local") against Gloo's TCP loopback
-# ("tcp") for replica threads of one process, next to this machine's copy bandwidth (scripts/machine-probe.sh),
+# In-process all-reduce: the shared-memory communicator ("local") against Gloo's TCP loopback
+# ("tcp") for replica threads of one process, next to this machine's copy bandwidth (scripts/measure/machine-probe.sh),
 # and the tiny model's 2-replica scaling efficiency over each. Every round runs both sides back to back
 # (alternating which goes first), so a noisy, shared machine affects them alike; raw JSON of every run is
 # kept under OUT with a log and a summary.
-#   scripts/bench-local-comm.sh [ROUNDS]      (default 3; OUT defaults to results/cpu/<date>-speed-local-comm)
+#   scripts/measure/bench-local-comm.sh [ROUNDS]      (default 3; OUT defaults to results/cpu/<date>-speed-local-comm)
 set -euo pipefail
-root=$(cd "$(dirname "$0")/.." && pwd)
+root=$(cd "$(dirname "$0")/../.." && pwd)
 rounds=${1:-3}
 out=${OUT:-$root/results/cpu/$(date -u +%Y-%m-%d)-speed-local-comm}
 mg=${MGBENCH:-$root/build/mgbench}
@@ -26,7 +26,7 @@ tiny() {  # transport round
   echo "# mgbench: $("$mg" --version | head -1)"
   for i in $(seq 1 "$rounds"); do
     echo "## round $i"
-    "$root/scripts/machine-probe.sh" "$out/probe-$i.json" 10
+    "$root/scripts/measure/machine-probe.sh" "$out/probe-$i.json" 10
     if (( i % 2 )); then order="local tcp"; else order="tcp local"; fi
     for t in $order; do comm "$t" "$i"; done
     for t in $order; do tiny "$t" "$i"; done

@@ -2,8 +2,8 @@
 cross-entropy, backward, SGD with momentum 0.9 and weight decay 1e-4), written plainly in PyTorch so a figure can
 be checked against the framework users already trust, on the same machine and in the same script.
 
-  python3 scripts/torch_reference.py --device cpu --model resnet50 --batch 16 --threads 2
-  python3 scripts/torch_reference.py --device cuda --model resnet50 --batch 128 --precision bf16 --channels-last
+  python3 scripts/measure/torch_reference.py --device cpu --model resnet50 --batch 16 --threads 2
+  python3 scripts/measure/torch_reference.py --device cuda --model resnet50 --batch 128 --precision bf16 --channels-last
 
 Prints one JSON line. Timing follows mgbench's rules: warm-up steps are excluded; images_per_sec is images over
 the wall time of the whole timed window (on CUDA one synchronisation at its end, none inside it), and the

@@ -1,4 +1,4 @@
-// What this machine can do at best, as the yardsticks for mgbench's CPU figures (issue 16):
+// What this machine can do at best, as the yardsticks for mgbench's CPU figures:
 //   fma:  fp32 fused multiply-adds on every core at once, from independent AVX-512 (else AVX2) register
 //         chains, GFLOP/s (2 flops per lane per FMA);
 //   copy: memcpy of buffers far larger than the caches, one thread and every core at once, GB/s of bytes
@@ -6,7 +6,7 @@
 // Best of several repeats: the VM is shared, and a peak is what the figures are compared against. The FMA
 // repeats are spread over about a second: on the 2-vCPU VM a burst of back-to-back repeats (0.2 s) now and then
 // found only one core's worth for all of them (117 of 230 GFLOP/s, 1 run in 6), a state that passes.
-// Built and run by scripts/machine-probe.sh; prints one JSON object.
+// Built and run by scripts/measure/machine-probe.sh; prints one JSON object.
 #include <immintrin.h>
 #include <omp.h>
 
