@@ -6,7 +6,7 @@
 #   3. the GPU test set (tests/gpu)
 #   4. compute-sanitizer memcheck on a short training run
 #   5. ResNet-50 fp32 and bf16 benchmarks (data on the device, and staged from the host) beside the project's
-#      PyTorch reference loop (scripts/torch_reference.py) at the same model, batch and precision
+#      PyTorch reference loop (scripts/measure/torch_reference.py) at the same model, batch and precision
 # Everything goes to one folder, ${OUT:-./gpu-check-<date>-<host>}: log.txt (all output), check.txt and
 # check.json, test_gpu.txt, memcheck.txt, mgbench-resnet50-<prec>-<src>.json, torch-resnet50-<prec>.json and
 # summary.json. Every step runs even when an earlier one failed; the failures are listed at the end.
@@ -155,8 +155,8 @@ for prec in fp32 bf16; do
   if "$python" -c 'import torch, torchvision' 2>/dev/null; then
     # The reference prints one JSON line.
     step "torch-resnet50-$prec" bash -c '"$1" "$2" --device cuda --model resnet50 --batch "$3" --precision "$4" \
-      --channels-last --steps "$5" --warmup "$6" >"$7"' _ "$python" "$root/scripts/torch_reference.py" "$batch" \
-      "$prec" "$steps" "$warmup" "$out/torch-resnet50-$prec.json"
+      --channels-last --steps "$5" --warmup "$6" >"$7"' _ "$python" "$root/scripts/measure/torch_reference.py" \
+      "$batch" "$prec" "$steps" "$warmup" "$out/torch-resnet50-$prec.json"
   else
     failures+=("torch-resnet50-$prec ($python has no torch/torchvision: set PYTHON)")
   fi

@@ -77,8 +77,8 @@ sed "s|@CUDA_LIBS@|${cuda_list% }|" "$root/scripts/bundle/launcher.sh" >"$stage/
 chmod +x "$stage/bin/mgbench"
 ln -s mgbench "$stage/bin/test_gpu"
 install -m 755 "$root/scripts/bundle/gpu-check.sh" "$stage/bin/mgbench-gpu-check"
-cp "$root/scripts/torch_reference.py" "$root/scripts/torch_gpt2.py" "$root/scripts/bundle/gpu_check_summary.py" \
-  "$root/scripts/bundle/published_resnet50.json" "$stage/share/mgbench/"
+cp "$root/scripts/measure/torch_reference.py" "$root/scripts/measure/torch_gpt2.py" \
+  "$root/scripts/bundle/gpu_check_summary.py" "$root/scripts/bundle/published_resnet50.json" "$stage/share/mgbench/"
 cp -r "$root/configs" "$stage/share/mgbench/"
 cp "$root/docs/bundle.md" "$stage/README.md"
 
