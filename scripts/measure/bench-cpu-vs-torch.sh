@@ -4,15 +4,15 @@
 # channels-last, then again), so a slow period of a shared machine hits every side. Each side's figure is the
 # median over rounds of its per-run median step rate (batch / median step time); images over wall time is shown
 # beside it. Raw JSON of every run, a summary and the full log go under OUT (default results/cpu/<date>-...).
-#   scripts/measure/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]      env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH DDP=0 PROBE=1
-#                                                                   LAYOUTS="nchw channels-last"
+#   scripts/measure/bench-cpu-vs-torch.sh [MODEL] [BATCH] [STEPS]
+#       env: ROUNDS=3 THREADS=$(nproc) OUT MGBENCH DDP=0 PROBE=1 LAYOUTS="nchw channels-last"
 # MODEL is a name both take: torchvision's (resnet50, vit_b_16), which mgbench knows as an alias. LAYOUTS picks the
 # PyTorch sides (channels-last means nothing to a transformer's activations: LAYOUTS=nchw for vit_b_16).
 # Memory is process against process: mgbench's peak resident set (device_memory_in_use_bytes, VmHWM) and
 # PyTorch's ru_maxrss.
 # DDP=1 adds, in every round, mgbench on 2 CPU replicas against PyTorch DDP (gloo, 2 processes; torch_ddp_cpu.py).
-# PROBE=1 (the default) runs scripts/measure/machine-probe.sh right before each round's mgbench run and states that run as a
-# percentage of the FMA peak the probe just measured: a shared VM's peak moves between rounds (on the 2-core VM one
+# PROBE=1 (the default) runs scripts/measure/machine-probe.sh right before each round's mgbench run and states that
+# run as a percentage of the FMA peak the probe just measured: a shared VM's peak moves between rounds (on the 2-core VM one
 # probe read 224 GFLOP/s and the next, 25 minutes later, 117), so a single probe cannot be the yardstick of all.
 # The percentage is given twice: direct-equivalent (the model's direct-convolution FLOPs, 3x forward per training
 # image) and executed (less what Winograd layers did not compute: scripts/measure/onednn_flops.py), the latter from one

@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
 # CPU speed and memory check for language models: mgbench against GPT-2 written plainly in PyTorch
-# (scripts/measure/torch_gpt2.py) on the same machine, model, sequence length, batch, optimizer and thread count, in ROUNDS
-# alternating rounds (mgbench, then PyTorch, then again) so a slow period of a shared machine hits both sides.
+# (scripts/measure/torch_gpt2.py) on the same machine, model, sequence length, batch, optimizer and thread count,
+# in ROUNDS alternating rounds (mgbench, then PyTorch, then again) so a slow period of a shared machine hits both sides.
 # Each side's figure is the median over rounds of its per-run tokens/s at the median step time; tokens over the
 # wall time of the timed window and the process's peak resident set are shown beside it, and mgbench's MFU.
 # Raw JSON of every run, the log and a summary go under OUT (default results/transformers/<date>-MODEL-tSEQ-bBATCH).
-#   scripts/measure/bench-lm-vs-torch.sh [MODEL] [SEQ] [BATCH] [STEPS]     env: ROUNDS=3 THREADS=$(nproc) OPT=adamw OUT MGBENCH
+#   scripts/measure/bench-lm-vs-torch.sh [MODEL] [SEQ] [BATCH] [STEPS]
+#       env: ROUNDS=3 THREADS=$(nproc) OPT=adamw OUT MGBENCH
 # Needs Debian's python3-torch (/usr/bin/python3, run with OMP_NUM_THREADS equal to --threads as the CNN
 # comparison does). Its matrix products go to the system BLAS
 # (BLAS_INFO=generic): with Debian's reference libblas3 alone GPT-2 runs about 13x slower, so install

@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # Peak memory of one CPU training run: the whole process's peak resident set of mgbench and of PyTorch's
-# reference loop (scripts/measure/torch_reference.py, NCHW and channels-last; the whole Python process) at the same model
-# and batch, compared process against process; mgbench's own allocation high-water mark (peak_memory_bytes in its
+# reference loop (scripts/measure/torch_reference.py, NCHW and channels-last; the whole Python process) at the same
+# model and batch, compared process against process; mgbench's own allocation high-water mark (peak_memory_bytes in its
 # JSON) is printed beside its process figure. MGBENCH_BEFORE=path adds another mgbench binary (e.g. a build of main) to compare;
 # TORCH=0 skips PyTorch (keeping earlier torch-*.json in OUT).
-#   scripts/measure/bench-memory.sh [MODEL] [BATCH]     (OUT defaults to results/cpu/<date>-speed-memory-<model>-b<batch>)
+#   scripts/measure/bench-memory.sh [MODEL] [BATCH]   (OUT defaults to results/cpu/<date>-speed-memory-<model>-b<batch>)
 # Needs Debian's python3-torch and python3-torchvision (/usr/bin/python3).
 set -euo pipefail
 root=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/measure/predict-published-table.py: each published row beside the naive forecast (N x the published 1-GPU rate)
-# and the prediction read from its committed JSON, errors against the published figure; the committed table.md
+# scripts/measure/predict-published-table.py: each published row beside the naive forecast (N x the published
+# 1-GPU rate) and the prediction read from its committed JSON, errors against the published figure; the committed table.md
 # is what the script writes from the committed predictions.
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)

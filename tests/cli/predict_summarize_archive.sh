@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/measure/predict-summarize.py reads a committed campaign straight from its raw.tar.xz: the table it renders from
-# the compressed data is byte for byte the committed table.md, and the same as from the unpacked raw/ folder; a
+# scripts/measure/predict-summarize.py reads a committed campaign straight from its raw.tar.xz: the table it renders
+# from the compressed data is byte for byte the committed table.md, and the same as from the unpacked raw/ folder; a
 # campaign with neither is one line on stderr and exit status 2, and no table.md is written.
 set -u
 here=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# scripts/measure/soak-check.py, the verdict of scripts/measure/soak.sh, fed synthetic series: flat memory, descriptors, threads
-# and step times pass; a planted leak (resident memory, a descriptor, a thread) or step-time drift fails, naming
+# scripts/measure/soak-check.py, the verdict of scripts/measure/soak.sh, fed synthetic series: flat memory,
+# descriptors, threads and step times pass; a planted leak (resident memory, a descriptor, a thread) or step-time drift fails, naming
 # the process and what grew; a folder without samples is exit 2.
 source "$(dirname "$0")/lib.bash"
 : "${MG_SOURCE_DIR:?}"

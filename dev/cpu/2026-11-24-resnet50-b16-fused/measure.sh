@@ -4,7 +4,8 @@
 #   OUT=results/cpu/2026-11-24-resnet50-b16-fused BEFORE=... AFTER=... dev/cpu/2026-11-24-resnet50-b16-fused/measure.sh profile
 #   OUT=... BEFORE=... AFTER=... dev/cpu/2026-11-24-resnet50-b16-fused/measure.sh tiny
 #   OUT=... TINY_DIR=tiny-5rounds TINY_ROUNDS=5 BEFORE=... AFTER=... .../measure.sh tiny
-# profile: the machine probe, then oneDNN's per-primitive breakdown of both binaries (scripts/measure/onednn-breakdown.py);
+# profile: the machine probe, then oneDNN's per-primitive breakdown of both binaries
+# (scripts/measure/onednn-breakdown.py);
 # tiny: the tiny model's 2-replica efficiency (local transport, as scripts/measure/bench-local-comm.sh runs it),
 # before and after alternating for 3 rounds. The before/after throughput is scripts/measure/bench-ab.sh; the PyTorch
 # comparison is scripts/measure/bench-cpu-vs-torch.sh (the campaign's README.md says how each was called).

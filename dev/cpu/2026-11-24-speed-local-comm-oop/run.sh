@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Before/after for the in-process ("local") communicator, every op `mgbench comm` runs: the binary built from
 # s15 (BEFORE) and the one built from branch oop16 (AFTER), alternating which goes first each round, with
-# scripts/measure/machine-probe.sh every round. Raw JSON, the log and a summary go to OUT (the committed runs: before-after/
-# and before-after-3rounds/ in results/cpu/2026-11-24-speed-local-comm-oop/raw.tar.xz).
+# scripts/measure/machine-probe.sh every round. Raw JSON, the log and a summary go to OUT (the committed runs:
+# before-after/ and before-after-3rounds/ in results/cpu/2026-11-24-speed-local-comm-oop/raw.tar.xz).
 #   OUT=DIR BEFORE=/path/mgbench AFTER=/path/mgbench dev/cpu/2026-11-24-speed-local-comm-oop/run.sh [ROUNDS]
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
