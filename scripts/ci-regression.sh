@@ -16,8 +16,8 @@
 #       mgbench version, date, load); commit both.
 #   scripts/ci-regression.sh --calibrate [--base BIN] [--new BIN] [--trials N] [--slowdown F] [--runs K] [--preset NAME]
 #       Measure this runner: N interleaved gates of BASE (default: NEW itself) against NEW (false alarms) and N
-#       against NEW made slower by the fraction F with mgbench --inject-slowdown (detections, default 0.10);
-#       prints both counts with their exact one-sided 95 % bounds (scripts/clopper-pearson.py). BASE and NEW must
+#       against NEW made slower by the fraction F with mgbench --inject-slowdown (detections, default 0.10;
+#       --slowdown 0 measures false alarms only, half the time per trial); prints both counts with their exact one-sided 95 % bounds (scripts/clopper-pearson.py). BASE and NEW must
 #       report the same version: two separate builds of one source measure false alarms without sharing a file
 #       (docs/compare.md). Exit 2 when any comparison was unusable.
 #
@@ -156,12 +156,14 @@ case $mode in
     exit 0
     ;;
   calibrate)
-    echo "== calibrating this runner: $trials trials of $runs runs per side; A vs A', and NEW slowed by $slowdown"
+    kinds=(aa slow)
+    awk -v f="$slowdown" 'BEGIN { exit !(f == 0) }' && kinds=(aa)
+    echo "== calibrating this runner: $trials trials of $runs runs per side; A vs A'$([[ ${#kinds[@]} -eq 1 ]] || echo ", and NEW slowed by $slowdown")"
     echo "   A = $base_bin, A' = $new_bin ($("$new_bin" --version | head -n 1))"
     false_alarms=0 detected=0 unusable=0 first_unusable=
     for ((t = 1; t <= trials; t++)); do
       dir=$out/calibrate/trial-$(printf %02d "$t")
-      for kind in aa slow; do
+      for kind in "${kinds[@]}"; do
         args=()
         [[ $kind == slow ]] && args=(--inject-slowdown "$slowdown")
         interleave "$dir/$kind" "$base_bin" "$new_bin" "${args[@]}"
@@ -184,13 +186,13 @@ case $mode in
       echo "preset: $config, $runs runs per side, interleaved; compare options: ${strict[*]} ${COMPARE_ARGS:-}"
       echo "false alarms (A vs A' judged a regression): $false_alarms of $trials" \
         "(exact one-sided 95 % upper bound of the rate: $(bound "$false_alarms" "$trials"))"
-      echo "detected (slowdown $slowdown judged a regression): $detected of $trials" \
+      [[ ${#kinds[@]} -eq 1 ]] || echo "detected (slowdown $slowdown judged a regression): $detected of $trials" \
         "(exact one-sided 95 % lower bound of the rate: $(lower "$detected" "$trials"))"
       [[ $unusable -eq 0 ]] || echo "comparisons that exited 2 (unusable or --strict): $unusable"
-      echo "wall time: $((SECONDS - started)) s for $((2 * trials)) gates"
+      echo "wall time: $((SECONDS - started)) s for $((${#kinds[@]} * trials)) gates"
     } | tee "$out/calibrate/summary.txt"
     ((unusable == 0)) || {
-      echo "ci-regression: --calibrate: $unusable of $((2 * trials)) comparisons were unusable (exit 2), so the rates above count fewer gates than they say; first: $first_unusable/compare.err: $(head -n 1 "$first_unusable/compare.err")" >&2
+      echo "ci-regression: --calibrate: $unusable of $((${#kinds[@]} * trials)) comparisons were unusable (exit 2), so the rates above count fewer gates than they say; first: $first_unusable/compare.err: $(head -n 1 "$first_unusable/compare.err")" >&2
       exit 2
     }
     exit 0

@@ -152,6 +152,12 @@ grep -Eq "^false alarms \(A vs A' judged a regression\): 0 of 1 \(exact one-side
   "$TMP/out" || { cat "$TMP/out"; fail "no false-alarm rate"; }
 grep -q "^detected (slowdown 4 judged a regression): 1 of 1 (exact one-sided 95 % lower bound of the rate: 5.0 %)$" \
   "$TMP/out" || { cat "$TMP/out"; fail "no detection rate"; }
+# --slowdown 0 measures false alarms only: no slowed arm runs, no detection line, one gate per trial.
+export OUT_DIR=$TMP/cal-fa
+expect_status 0 "$gate" --calibrate --base "$TMP/mgbench-a2" --trials 1 --runs 4 --slowdown 0 -- "${short[@]}"
+grep -q "^false alarms (A vs A' judged a regression): [01] of 1 " "$TMP/out" || { cat "$TMP/out"; fail "--slowdown 0: no false-alarm rate"; }
+! grep -q "^detected" "$TMP/out" && [[ ! -e $OUT_DIR/calibrate/trial-01/slow ]] && grep -q "s for 1 gates$" "$TMP/out" \
+  || { cat "$TMP/out"; fail "--slowdown 0 still ran the slowed arm"; }
 # A' of another version is not a false-alarm measurement.
 other_version=$TMP/other-version
 printf '#!/usr/bin/env bash\n[[ $1 == --version ]] && { echo "mgbench 9.9 (other)"; exit 0; }\nexec "%s" "$@"\n' \
