@@ -176,29 +176,43 @@ class TimedWindow {
   std::vector<double> bucket_sums_;
 };
 
-}  // namespace
+// What one process trains: the model, the per-device batch and image size, and how many replicas.
+struct RunShape {
+  const RunConfig& cfg;
+  const LaunchInfo& launch;
+  const TrainRequest& req;
+  ModelDesc model;
+  int64_t image = 0;
+  int local = 0;
+  int world = 0;
+  int64_t batch = 0;
+};
 
-TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
-  const ModelDesc model = build_model(cfg.model, cfg.num_classes);
+RunShape run_shape(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
+  RunShape r{cfg, launch, req, build_model(cfg.model, cfg.num_classes)};
   // A language model's "image size" is its sequence length (models/layer_desc.h).
-  const int64_t requested = model.tokens ? cfg.seq_len : cfg.image_size;
-  const int64_t image = requested > 0 ? requested : model.default_image_size;
-  const int local = req.local_replicas;
-  const int world = launch.world_size * local;
-  int64_t batch = cfg.batch_size;
+  const int64_t requested = r.model.tokens ? cfg.seq_len : cfg.image_size;
+  r.image = requested > 0 ? requested : r.model.default_image_size;
+  r.local = req.local_replicas;
+  r.world = launch.world_size * r.local;
+  r.batch = cfg.batch_size;
   if (cfg.scaling == Scaling::Strong) {
-    if (cfg.batch_size % world != 0) {
+    if (cfg.batch_size % r.world != 0) {
       throw UsageError("--batch-size " + std::to_string(cfg.batch_size) + " cannot be split evenly over " +
-                       std::to_string(world) + " devices (--scaling strong needs a multiple of the device count)");
+                       std::to_string(r.world) + " devices (--scaling strong needs a multiple of the device count)");
     }
-    batch = cfg.batch_size / world;
+    r.batch = cfg.batch_size / r.world;
   }
-  infer_shapes(model, batch, image);  // reject a bad image size before any device work
+  infer_shapes(r.model, r.batch, r.image);  // reject a bad image size before any device work
+  return r;
+}
 
+ReplicaGroup open_replica_group(const RunShape& r) {
+  const RunConfig& cfg = r.cfg;
   DeviceRequest devices;
   devices.kind = cfg.device;
-  devices.replicas = local;
-  devices.cpu_core_slots = req.cpu_core_slots;
+  devices.replicas = r.local;
+  devices.cpu_core_slots = r.req.cpu_core_slots;
   devices.gpu_ids = cfg.gpu_ids;
   devices.threads = cfg.threads;
   devices.threads_per_replica = cfg.threads_per_replica;
@@ -206,13 +220,64 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   CommOptions copt;
   copt.timeout_s = cfg.comm_timeout_s;
   copt.gloo_iface = cfg.gloo_iface;
-  copt.transport = req.transport;
-  copt.job_key = req.job_key;
-  copt.config_fingerprint = config_fingerprint(cfg, batch, image, local);
-  ReplicaGroup group = create_replica_group(plan_devices(devices, launch), cfg.precision, launch, copt);
+  copt.transport = r.req.transport;
+  copt.job_key = r.req.job_key;
+  copt.config_fingerprint = config_fingerprint(cfg, r.batch, r.image, r.local);
+  return create_replica_group(plan_devices(devices, r.launch), cfg.precision, r.launch, copt);
+}
 
-  std::vector<ReplicaOutput> outs(local);
-  ThreadBarrier barrier(local);
+// Freeing device memory synchronises a GPU (cudaFree), but not the CPU backend's worker streams: work queued
+// behind an aborted collective still runs there and wrote into a replica's freed buffers (heap corruption on
+// Ctrl-C in a sweep). Drain them before the replica is destroyed; on every failure path the communicators
+// were aborted first, so nothing queued still waits on a peer.
+struct DrainStreams {
+  Backend& be;
+  ~DrainStreams() {
+    for (StreamKind s : {StreamKind::Comm, StreamKind::Copy}) {
+      try {
+        be.synchronize(s);
+      } catch (...) {  // the failure that stopped the replica is already recorded
+      }
+    }
+  }
+};
+
+// Replica i of this process: built, started with the others at the barrier, then its timed window.
+void run_replica(const RunShape& r, ReplicaGroup& group, int i, ReplicaOutput& out, ThreadBarrier& barrier,
+                 const std::atomic<bool>& failed, const std::function<void()>& record_failure) {
+  const RunConfig& cfg = r.cfg;
+  Backend& be = *group.backends[i];
+  be.attach_thread();
+  ReplicaPlacement where{r.launch.rank * r.local + i, r.world};
+  Replica rep(cfg, r.model, be, group.comm(i), where, r.batch, r.image);
+  TimedWindow window(cfg, rep, be, out, r.req.trace, where.global_rank,
+                     r.world == 1 && !cfg.forward_only && !cfg.input_only);
+  DrainStreams drain{be};
+  double timed_sum = 0;
+  int timed_done = 0;
+  auto progress = [&](double step_s) {
+    timed_sum += step_s;
+    ++timed_done;
+    if (i != 0 || r.launch.rank != 0 || !r.req.progress) return;
+    r.req.progress(timed_done, cfg.steps * cfg.repeat,
+                   timed_sum > 0 ? static_cast<double>(r.batch * cfg.accum_steps * r.world) * timed_done / timed_sum
+                                 : 0.0);
+  };
+  // A failure while the replica is alive releases the others first: unwinding frees device memory, which
+  // synchronises the device and would wait forever on a collective a lost peer never completes.
+  try {
+    if (!barrier.wait()) return;
+    window.run(failed, progress);
+  } catch (...) {
+    record_failure();
+    throw;
+  }
+}
+
+// Every local replica on its own thread; the first failure stops them all and is the one thrown.
+std::vector<ReplicaOutput> run_replicas(const RunShape& r, ReplicaGroup& group) {
+  std::vector<ReplicaOutput> outs(r.local);
+  ThreadBarrier barrier(r.local);
   std::atomic<bool> failed{false};
   // Aborting comes first: a replica that sees `failed` or the broken barrier returns and frees its buffers, and
   // abort() returns only when no peer's collective can still write into them. Setting the flag first let a
@@ -227,55 +292,13 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   StopCallback on_stop(fail_all);
   // The first failure releases the others; theirs ("communicator was aborted") are its consequences.
   FirstFailure failure(fail_all);
-  auto record_failure = [&] {
-    failure.record(explain_out_of_memory(std::current_exception(), cfg, batch, image, model.tokens));
-  };
-
-  auto replica_thread = [&](int i) {
-    Backend& be = *group.backends[i];
-    be.attach_thread();
-    ReplicaPlacement where{launch.rank * local + i, world};
-    Replica rep(cfg, model, be, group.comm(i), where, batch, image);
-    TimedWindow window(cfg, rep, be, outs[i], req.trace, where.global_rank,
-                       world == 1 && !cfg.forward_only && !cfg.input_only);
-    // Freeing device memory synchronises a GPU (cudaFree), but not the CPU backend's worker streams: work queued
-    // behind an aborted collective still runs there and wrote into a replica's freed buffers (heap corruption on
-    // Ctrl-C in a sweep). Drain them before the replica is destroyed; on every failure path the communicators
-    // were aborted first, so nothing queued still waits on a peer.
-    struct DrainStreams {
-      Backend& be;
-      ~DrainStreams() {
-        for (StreamKind s : {StreamKind::Comm, StreamKind::Copy}) {
-          try {
-            be.synchronize(s);
-          } catch (...) {  // the failure that stopped the replica is already recorded
-          }
-        }
-      }
-    } drain{be};
-    double timed_sum = 0;
-    int timed_done = 0;
-    auto progress = [&](double step_s) {
-      timed_sum += step_s;
-      ++timed_done;
-      if (i != 0 || launch.rank != 0 || !req.progress) return;
-      req.progress(timed_done, cfg.steps * cfg.repeat,
-                   timed_sum > 0 ? static_cast<double>(batch * cfg.accum_steps * world) * timed_done / timed_sum : 0.0);
-    };
-    // A failure while the replica is alive releases the others first: unwinding frees device memory, which
-    // synchronises the device and would wait forever on a collective a lost peer never completes.
-    try {
-      if (!barrier.wait()) return;
-      window.run(failed, progress);
-    } catch (...) {
-      record_failure();
-      throw;
-    }
+  const std::function<void()> record_failure = [&] {
+    failure.record(explain_out_of_memory(std::current_exception(), r.cfg, r.batch, r.image, r.model.tokens));
   };
   try {
-    run_on_threads(local, [&](int i) {
+    run_on_threads(r.local, [&](int i) {
       try {
-        replica_thread(i);
+        run_replica(r, group, i, outs[i], barrier, failed, record_failure);
       } catch (...) {
         record_failure();
       }
@@ -285,15 +308,19 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
     throw;
   }
   throw_if_stopped();
+  return outs;
+}
 
-  // Replicas of other processes: every local replica joins the all-gather on its own communicator.
+// Replicas of other processes: every local replica joins the all-gather on its own communicator.
+std::vector<ReplicaTotals> gather_totals(const RunShape& r, ReplicaGroup& group,
+                                         const std::vector<ReplicaOutput>& outs) {
   std::vector<ReplicaTotals> everyone;
-  if (launch.world_size > 1) {
-    std::vector<std::vector<ReplicaTotals>> gathered(local);
+  if (r.launch.world_size > 1) {
+    std::vector<std::vector<ReplicaTotals>> gathered(r.local);
     FirstFailure gather_failure([&] {
       for (auto& c : group.comms) c->abort();
     });
-    run_on_threads(local, [&](int i) {
+    run_on_threads(r.local, [&](int i) {
       group.backends[i]->attach_thread();
       gathered[i] = gather_world_totals(*group.comms[i], outs[i].totals);
     }, gather_failure);
@@ -301,14 +328,19 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   } else {
     for (const ReplicaOutput& o : outs) everyone.push_back(o.totals);
   }
+  return everyone;
+}
 
+// The entry's figures that come from the run's shape and devices rather than from the replicas' steps.
+DeviceCountResult run_entry(const RunShape& r, const ReplicaGroup& group) {
+  const RunConfig& cfg = r.cfg;
   DeviceCountResult entry;
-  entry.devices = world;
-  entry.batch_per_device = batch;
-  entry.global_batch = batch * world * cfg.accum_steps;
-  entry.tokens_per_sample = model.tokens ? image : 0;
+  entry.devices = r.world;
+  entry.batch_per_device = r.batch;
+  entry.global_batch = r.batch * r.world * cfg.accum_steps;
+  entry.tokens_per_sample = r.model.tokens ? r.image : 0;
   if (!cfg.input_only) {
-    entry.model_flops_per_sample = forward_gflops_per_image(model, image) * 1e9 * (cfg.forward_only ? 1 : 3);
+    entry.model_flops_per_sample = forward_gflops_per_image(r.model, r.image) * 1e9 * (cfg.forward_only ? 1 : 3);
     const PeakRate peak = group.backends[0]->peak_flops(cfg.precision);
     entry.peak_flops_per_device = peak.flops_per_s;
     entry.peak_flops_source = peak.source;
@@ -317,7 +349,17 @@ TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, c
   entry.conv_algorithms = group.backends[0]->conv_algorithm_counts();
   entry.input_only = cfg.input_only;
   entry.allreduce.library = group.comms.empty() || cfg.allreduce == AllreduceMode::None ? "none" : group.comms[0]->library();
-  return {merge_replicas(std::move(entry), everyone, outs), group.devices()};
+  return entry;
+}
+
+}  // namespace
+
+TrainedReplicas train_replicas(const RunConfig& cfg, const LaunchInfo& launch, const TrainRequest& req) {
+  const RunShape r = run_shape(cfg, launch, req);
+  ReplicaGroup group = open_replica_group(r);
+  std::vector<ReplicaOutput> outs = run_replicas(r, group);
+  const std::vector<ReplicaTotals> everyone = gather_totals(r, group, outs);
+  return {merge_replicas(run_entry(r, group), everyone, outs), group.devices()};
 }
 
 }  // namespace mg
