@@ -93,7 +93,7 @@ sanitized_build() {  # DIR SANITIZERS TARGETS...
   cmake --build "$dir" -j "$jobs" --target build_set
 }
 cpu_targets=(mgbench test_core test_models test_backend test_comm test_data test_train test_check test_result
-             test_report test_topo test_predict)
+             test_stats test_report test_topo test_predict)
 
 # A sanitizer report exits with its own status, so a CLI test that expects a failure (exit 1) still fails.
 # fast_unwind_on_malloc=0: Open MPI's libraries have no frame pointers, so only the slow unwinder reaches the
@@ -101,7 +101,7 @@ cpu_targets=(mgbench test_core test_models test_backend test_comm test_data test
 # Not run under ASan: gpu: all (no CUDA in this build); cli: out_of_memory (it limits the address space with
 # ulimit -v, and ASan's shadow memory alone reserves terabytes of it, so mgbench cannot start).
 # cli: ci_gate (60 short mgbench runs and the gate's shell logic: 351 s under ASan, 6 of the stage's 15 minutes;
-# compare's code runs under ASan in report: tests and under libFuzzer); cli: predict_netns (an accuracy check of
+# compare's code runs under ASan in stats: tests and under libFuzzer); cli: predict_netns (an accuracy check of
 # timings over a shaped link, 151 s, which ASan's slowdown distorts; predict runs under ASan in cli: predict);
 # cli: report_browser (Chromium's rendering of a page that cli: report makes under ASan, 73 s).
 asan_env=(ASAN_OPTIONS="exitcode=86:detect_leaks=1:fast_unwind_on_malloc=0:strict_string_checks=1:detect_stack_use_after_return=1"

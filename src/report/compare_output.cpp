@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "result/summary.h"
+#include "result/rate_unit.h"
 
 namespace mg {
 

@@ -3,8 +3,8 @@
 #pragma once
 #include <string>
 
-#include "report/compare.h"
 #include "result/compare_result.h"
+#include "stats/compare.h"
 
 namespace mg {
 

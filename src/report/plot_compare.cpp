@@ -5,7 +5,7 @@
 
 #include "report/chart_parts.h"
 #include "report/plots.h"
-#include "result/summary.h"
+#include "result/rate_unit.h"
 
 namespace mg::plot {
 

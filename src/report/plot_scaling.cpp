@@ -6,7 +6,7 @@
 
 #include "report/plots.h"
 #include "report/xy_chart.h"
-#include "result/summary.h"
+#include "result/rate_unit.h"
 
 namespace mg::plot {
 

@@ -5,7 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "result/summary.h"
+#include "result/breakdown.h"
+#include "result/rate_unit.h"
 
 namespace mg {
 

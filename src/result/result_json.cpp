@@ -7,11 +7,11 @@
 
 #include <fmt/format.h>
 
-#include "core/error.h"
 #include "core/atomic_file.h"
+#include "core/error.h"
+#include "result/breakdown.h"
 #include "result/json_reader.h"
 #include "result/loaded_libraries_json.h"
-#include "result/summary.h"
 
 namespace mg {
 

@@ -21,7 +21,7 @@ struct ConfigField {
   const char* option;  // the command-line option (without --) that sets it, for messages; "" when none does
   bool optional;     // added after schema 1 shipped: absent in older files, which keep the default
   bool fingerprint;  // every process of one launched job must agree on it (the communicator's bootstrap checks)
-  bool compare_key;  // runs that differ in it are different benchmarks: compare pairs by it (report/compare.h)
+  bool compare_key;  // runs that differ in it are different benchmarks: compare pairs by it (stats/compare.h)
   bool preset;       // defines what a preset measures: compare refuses to pool or pair runs that differ in it
 };
 

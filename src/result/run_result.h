@@ -47,7 +47,7 @@ inline constexpr BreakdownPart kBreakdownParts[] = {
 
 struct StepStats {
   double median_s = 0, mean_s = 0, stddev_s = 0, p5_s = 0, p95_s = 0;
-  double ci95_lo_s = 0, ci95_hi_s = 0;  // 95% CI of the median (report/stats.h says how)
+  double ci95_lo_s = 0, ci95_hi_s = 0;  // 95% CI of the median (stats/step_stats.h says how)
   double ci95_s = 0;                    // half-width: max(median-lo, hi-median)
   double jitter_s = 0;                  // 1.4826 * MAD
   int64_t samples = 0;

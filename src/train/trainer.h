@@ -1,6 +1,6 @@
 // Trains one entry of the sweep: N data-parallel replicas (threads of this process, and processes under a
 // launcher), warm-up excluded, --steps timed --repeat times, and returns the raw measurements (summary
-// statistics are computed by src/result/summary.h).
+// statistics are computed by src/stats/summary.h).
 #pragma once
 #include <functional>
 #include <string>

@@ -4,7 +4,7 @@
 
 #include "backend/device_buffer.h"
 #include "core/error.h"
-#include "result/stats.h"
+#include "stats/step_stats.h"
 
 namespace mg {
 

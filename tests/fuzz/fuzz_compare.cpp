@@ -3,9 +3,9 @@
 #include <cstdio>
 
 #include "fuzz_input.h"
-#include "report/compare.h"
 #include "report/compare_output.h"
 #include "result/compare_result_json.h"
+#include "stats/compare.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   const auto [base, next] = mg::fuzz::split_at_nul(data, size);

@@ -1,5 +1,5 @@
 // A value other than the default for every run-description field, as the result JSON spells it: what the field
-// table tests (tests/result) and compare's key test (tests/report) vary one field at a time. A field added to
+// table tests (tests/result) and compare's key test (tests/stats) vary one field at a time. A field added to
 // result/run_config_fields.cpp without an entry here fails those tests.
 #pragma once
 #include <map>

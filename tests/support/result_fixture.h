@@ -7,10 +7,15 @@
 #include <string>
 #include <vector>
 
-#include "result/summary.h"
 #include "result/run_result.h"
+#include "stats/summary.h"
 
 namespace mg::test {
+
+// A step as the trainer measures it: overlapped communication ran under backward, so it is not in the total.
+inline StepBreakdown make_step(double input, double fwd, double bwd, double exposed, double overlapped, double opt) {
+  return {input, fwd, bwd, exposed, overlapped, opt, input + fwd + bwd + exposed + opt};
+}
 
 // n steps whose totals are median_s * lognormal(0, rel_noise), split into the five additive parts in fixed
 // proportions so they add up to the total exactly, as the trainer measures them; comm_overlapped is a share of the

@@ -4,7 +4,7 @@
 #include <cmath>
 
 #include "core/error.h"
-#include "result/summary.h"
+#include "stats/summary.h"
 #include "train/sweep.h"
 #include "train/trainer.h"
 

@@ -6,13 +6,13 @@
 #include <string>
 
 #include "cli/lib/command.h"
-#include "core/error.h"
 #include "core/atomic_file.h"
-#include "report/compare.h"
+#include "core/error.h"
 #include "report/compare_output.h"
 #include "report/html_report.h"
 #include "result/compare_result_json.h"
 #include "result/result_json.h"
+#include "stats/compare.h"
 
 namespace mg {
 

@@ -14,8 +14,8 @@
 #include "core/error.h"
 #include "predict/link_model.h"
 #include "predict/prediction.h"
+#include "result/rate_unit.h"
 #include "result/result_json.h"
-#include "result/summary.h"
 
 namespace mg {
 

@@ -8,15 +8,15 @@
 #include "check/check.h"
 #include "cli/lib/child_runs.h"
 #include "comm/world.h"
-#include "models/registry.h"
 #include "core/error.h"
-#include "result/run_pool.h"
+#include "models/registry.h"
 #include "report/html_report.h"
 #include "report/progress.h"
-#include "result/result_json.h"
-#include "result/summary.h"
 #include "report/table.h"
 #include "report/trace.h"
+#include "result/result_json.h"
+#include "stats/run_pool.h"
+#include "stats/summary.h"
 #include "train/sweep.h"
 
 namespace mg {
@@ -72,9 +72,9 @@ std::unique_ptr<Progress> make_progress(const std::string& label, const std::str
   return p;
 }
 
-// --runs P: the whole benchmark P times, each in a fresh process (steps of one process share its memory and
-// thread placement, so only separate processes show how much a re-run moves), pooled into one result whose
-// CI comes from the runs' medians. The first run writes the --trace.
+// --runs P: the whole benchmark P times, each in a fresh process (docs/statistics.md: only separate processes
+// show how much a re-run moves), pooled into one result whose CI comes from the runs' medians. The first run
+// writes the --trace.
 int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const std::string& html_path,
                            bool progress_always) {
   refuse_children_under_launcher(launch, "--runs");

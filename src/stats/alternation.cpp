@@ -1,4 +1,4 @@
-#include "report/alternation.h"
+#include "stats/alternation.h"
 
 #include <algorithm>
 #include <cstdlib>

@@ -3,7 +3,7 @@
 #include <algorithm>
 #include <random>
 
-#include "result/stats.h"
+#include "stats/step_stats.h"
 
 using namespace mg;
 
@@ -129,10 +129,9 @@ TEST_CASE("pooled runs: the CI of the median comes from the runs' medians") {
 }
 
 TEST_CASE("with a per-process effect, only the between-runs CI keeps its coverage") {
-  // Each process run shifts all its steps by a random factor (memory and thread placement, neighbours) far
-  // larger than the step-to-step noise: steps of one run are then not independent draws, and an
-  // order-statistic CI over the pooled steps is much too narrow. The target is the median a re-run measures
-  // (1.0 here: shifts and noise are symmetric in log space).
+  // Each process run shifts all its steps by a random factor far larger than the step-to-step noise
+  // (docs/statistics.md), so an order-statistic CI over the pooled steps is much too narrow. The target is the
+  // median a re-run measures (1.0 here: shifts and noise are symmetric in log space).
   std::mt19937_64 rng(7);
   std::normal_distribution<double> normal(0.0, 1.0);
   const int trials = 2000, runs = 5, steps = 20;

@@ -1,4 +1,4 @@
-#include "report/compare.h"
+#include "stats/compare.h"
 
 #include <algorithm>
 #include <filesystem>
@@ -10,12 +10,15 @@
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "report/alternation.h"
-#include "report/mann_whitney.h"
 #include "result/result_json.h"
 #include "result/run_config_fields.h"
-#include "result/stats.h"
-#include "result/summary.h"
+#include "stats/alternation.h"
+#include "stats/mann_whitney.h"
+#include "stats/noise_floor.h"
+#include "stats/run_medians.h"
+#include "stats/signed_rank.h"
+#include "stats/step_stats.h"
+#include "stats/summary.h"
 
 namespace mg {
 

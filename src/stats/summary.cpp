@@ -1,11 +1,9 @@
-#include "result/summary.h"
+#include "stats/summary.h"
 
-#include <algorithm>
-#include <cmath>
 #include <map>
-#include <string_view>
+#include <string>
 
-#include "result/stats.h"
+#include "stats/step_stats.h"
 
 namespace mg {
 
@@ -40,20 +38,6 @@ void summarize(DeviceCountResult& r) {
   a.busbw_GBps = r.devices > 1 ? a.algbw_GBps * 2.0 * (r.devices - 1) / r.devices : 0;
 }
 
-RateUnit rate_unit(int64_t tokens_per_sample) {
-  if (tokens_per_sample <= 0) return {};
-  return {static_cast<double>(tokens_per_sample), "tokens/s", "tok/s/dev", "sequences/s", "seq/s"};
-}
-
-RateUnit rate_unit(const DeviceCountResult& r) { return rate_unit(r.tokens_per_sample); }
-
-RateUnit common_rate_unit(const std::vector<RateUnit>& units) {
-  for (const RateUnit& u : units)
-    if (std::string_view(u.samples) != units.front().samples)
-      return {1, "images or tokens/s", "img|tok/s/dev", "images or sequences/s", "img|seq/s"};
-  return units.empty() ? RateUnit{} : units.front();
-}
-
 void compute_scaling(std::vector<DeviceCountResult>& runs) {
   std::map<std::string, double> base_ips;  // transport -> images/s of its 1-device run
   for (const DeviceCountResult& r : runs)
@@ -68,29 +52,6 @@ void compute_scaling(std::vector<DeviceCountResult>& runs) {
     r.speedup = r.images_per_sec / it->second;
     r.scaling_efficiency = r.speedup / r.devices;
   }
-}
-
-StepBreakdown breakdown_shares(const StepBreakdown& b) {
-  StepBreakdown s;
-  if (b.total <= 0) return s;
-  for (const BreakdownPart& p : kBreakdownParts) s.*p.field = b.*p.field / b.total;
-  s.total = 1;
-  return s;
-}
-
-double breakdown_relative_gap(const StepBreakdown& b) {
-  double parts = 0;
-  for (const BreakdownPart& p : kBreakdownParts)
-    if (p.additive) parts += b.*p.field;
-  const double gap = std::fabs(parts - b.total);
-  if (b.total == 0) return gap == 0 ? 0 : 1;
-  return gap / std::fabs(b.total);
-}
-
-double max_breakdown_relative_gap(const std::vector<StepBreakdown>& steps) {
-  double worst = 0;
-  for (const StepBreakdown& s : steps) worst = std::max(worst, breakdown_relative_gap(s));
-  return worst;
 }
 
 }  // namespace mg

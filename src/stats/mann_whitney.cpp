@@ -1,8 +1,11 @@
-#include "report/mann_whitney.h"
+#include "stats/mann_whitney.h"
 
 #include <algorithm>
 #include <cmath>
 #include <numeric>
+
+#include "stats/distributions.h"
+#include "stats/step_stats.h"
 
 namespace mg {
 
@@ -71,6 +74,53 @@ MannWhitneyResult mann_whitney_u(const std::vector<double>& x, const std::vector
   }
   r.p_value = std::clamp(r.p_value, 0.0, 1.0);
   return r;
+}
+
+namespace {
+
+// P(U <= c) under the null, exact (no ties in the null distribution of ranks).
+double u_cdf(int64_t m, int64_t n, int64_t c) { return 1.0 - mann_whitney_exact_sf(m, n, c + 1); }
+
+}  // namespace
+
+double smallest_two_sided_p(int64_t m, int64_t n) {
+  if (m <= 0 || n <= 0) return 1;
+  double log_c = std::lgamma(static_cast<double>(m + n + 1)) - std::lgamma(static_cast<double>(m + 1)) -
+                 std::lgamma(static_cast<double>(n + 1));
+  return std::min(1.0, 2 * std::exp(-log_c));
+}
+
+RatioInterval hodges_lehmann_ratio(const std::vector<double>& base, const std::vector<double>& next,
+                                   double confidence) {
+  RatioInterval out;
+  const int64_t m = static_cast<int64_t>(base.size()), n = static_cast<int64_t>(next.size());
+  if (m == 0 || n == 0) return out;
+  std::vector<double> d;
+  d.reserve(static_cast<size_t>(m * n));
+  for (double b : base)
+    for (double x : next) d.push_back(std::log(x) - std::log(b));
+  std::sort(d.begin(), d.end());
+  out.estimate = std::exp(quantile_sorted(d, 0.5));
+  const int64_t mn = m * n;
+  const double tail = (1 - confidence) / 2;
+  int64_t c = -1;  // largest count with P(U <= c) <= tail
+  if (std::min(m, n) <= 50) {
+    while (c + 1 < mn / 2 && u_cdf(m, n, c + 1) <= tail) ++c;
+  } else {  // normal approximation of U with continuity correction
+    const double sd = std::sqrt(static_cast<double>(mn) * static_cast<double>(m + n + 1) / 12);
+    c = static_cast<int64_t>(std::floor(static_cast<double>(mn) / 2 + normal_quantile(tail) * sd - 0.5));
+    c = std::clamp<int64_t>(c, -1, mn / 2 - 1);
+  }
+  if (c < 0) {
+    out.lo = std::exp(d.front());
+    out.hi = std::exp(d.back());
+    out.coverage = std::max(0.0, 1 - 2 * u_cdf(m, n, 0));  // one pair: 0, a point
+    return out;
+  }
+  out.lo = std::exp(d[static_cast<size_t>(c)]);  // D_(c+1), 1-based
+  out.hi = std::exp(d[static_cast<size_t>(mn - 1 - c)]);  // D_(mn-c)
+  out.coverage = std::min(1.0, 1 - 2 * (std::min(m, n) <= 50 ? u_cdf(m, n, c) : tail));
+  return out;
 }
 
 }  // namespace mg

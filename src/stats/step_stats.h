@@ -23,10 +23,9 @@ double student_t975(int64_t dof);
 
 // median, mean, sample stddev (n - 1), p5/p95, a 95% CI of the median, and jitter = 1.4826 * MAD (the median
 // absolute deviation scaled to estimate a normal stddev, as tf_cnn_benchmarks prints it).
-// The CI: with one run, the order-statistic interval above (ci95_method "order-statistic"). Steps of one
-// process share that process's memory placement, thread placement and neighbours, so they are not independent
-// draws of what a re-run would measure; with run_samples naming k >= 2 process runs (sizes in sample order),
-// the interval is pooled median * exp(+-t_{0.975, k-1} * sd(log run medians) / sqrt(k)), widened to contain
+// The CI: with one run, the order-statistic interval above (ci95_method "order-statistic"), which covers
+// step-to-step noise only (docs/statistics.md); with run_samples naming k >= 2 process runs (sizes in sample
+// order), the interval is pooled median * exp(+-t_{0.975, k-1} * sd(log run medians) / sqrt(k)), widened to contain
 // the pooled order-statistic interval ("between-runs"). run_samples must sum to samples.size().
 StepStats compute_step_stats(const std::vector<double>& samples, const std::vector<int64_t>& run_samples = {});
 

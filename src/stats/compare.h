@@ -1,15 +1,16 @@
 // `mgbench compare`: decides, per pair of runs that measure the same thing, whether NEW is slower or faster than
-// BASE. The unit of evidence is the process run (--runs, or several result files per side): steps of one process
-// are not independent draws of what a re-run measures. A verdict needs the run medians to differ by an exact
+// BASE. The unit of evidence is the process run (--runs, or several result files per side), not the step
+// (docs/statistics.md says why). A verdict needs the run medians to differ by an exact
 // Mann-Whitney test at alpha AND the throughput ratio to move by more than the threshold, so noise alone cannot
 // fail a CI job and a real but negligible change does not either. With too few runs to test, the verdict rests on
-// the threshold alone and every output says so. The report also states its own noise floor (report/run_medians.h).
+// the threshold alone and every output says so. The report also states its own noise floor (stats/noise_floor.h).
 #pragma once
 #include <string>
 #include <vector>
 
-#include "report/run_medians.h"
 #include "result/run_result.h"
+#include "stats/noise_floor.h"
+#include "stats/ratio_interval.h"
 
 namespace mg {
 
@@ -20,7 +21,7 @@ struct CompareOptions {
   int min_samples = 5;                 // step samples per side; fewer -> "insufficient samples", no verdict
   bool strict = false;       // exit 2 when the noise floor is above the threshold or significance is not judged
   bool across_time = false;  // BASE is a committed baseline: measured at another time, maybe another machine
-  bool paired = false;  // run i of BASE and NEW made back to back (checked, report/alternation.h): signed-rank test
+  bool paired = false;  // run i of BASE and NEW made back to back (checked, stats/alternation.h): signed-rank test
 };
 
 enum class Verdict { NoChange, Regression, Improvement, InsufficientSamples };

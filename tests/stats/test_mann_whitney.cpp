@@ -1,6 +1,6 @@
 #include <catch2/catch.hpp>
 
-#include "report/mann_whitney.h"
+#include "stats/mann_whitney.h"
 
 using namespace mg;
 
@@ -75,4 +75,32 @@ TEST_CASE("U test edge cases") {
   CHECK(same.p_value == 1);
   const auto ident = mann_whitney_u({1, 2, 3, 4, 5, 6, 7, 8, 9, 10}, {1, 2, 3, 4, 5, 6, 7, 8, 9, 10});
   CHECK(ident.p_value == Approx(1.0));
+}
+
+TEST_CASE("Mann-Whitney: smallest reachable two-sided p-value") {
+  CHECK(smallest_two_sided_p(3, 3) == Approx(0.1));
+  CHECK(smallest_two_sided_p(5, 5) == Approx(2.0 / 252));
+  CHECK(smallest_two_sided_p(1, 10) == Approx(2.0 / 11));
+}
+
+TEST_CASE("Hodges-Lehmann ratio and Moses interval") {
+  // log differences log(n/b) of base {1, 2} and next {2, 4}: {log 1, log 2, log 2, log 4}: median log 2.
+  CHECK(hodges_lehmann_ratio({1, 2}, {2, 4}).estimate == Approx(2.0));
+  // 5 vs 5: P(U <= 2) = 4/252 <= 2.5% < P(U <= 3) = 7/252 (the tabled critical value 2), so the interval is
+  // [D_(3), D_(23)] of the 25 sorted differences, covering 1 - 8/252.
+  const std::vector<double> b = {1.0, 1.1, 1.2, 1.3, 1.4}, n = {1.5, 1.7, 1.9, 2.1, 2.3};
+  std::vector<double> d;
+  for (double x : b)
+    for (double y : n) d.push_back(std::log(y / x));
+  std::sort(d.begin(), d.end());
+  const RatioInterval r = hodges_lehmann_ratio(b, n);
+  CHECK(r.lo == Approx(std::exp(d[2])));
+  CHECK(r.hi == Approx(std::exp(d[22])));
+  CHECK(r.estimate == Approx(std::exp(d[12])));
+  CHECK(r.coverage == Approx(1 - 8.0 / 252));
+  // 2 vs 2: no pair of order statistics reaches 95%; the full range, with the coverage it has.
+  const RatioInterval few = hodges_lehmann_ratio({1, 2}, {3, 4});
+  CHECK(few.lo == Approx(1.5));
+  CHECK(few.hi == Approx(4.0));
+  CHECK(few.coverage == Approx(1 - 2.0 / 6));
 }

@@ -1,8 +1,8 @@
 #include <catch2/catch.hpp>
 
 #include "core/error.h"
-#include "result/run_pool.h"
 #include "result/result_json.h"
+#include "stats/run_pool.h"
 #include "support/result_fixture.h"
 
 using namespace mg;

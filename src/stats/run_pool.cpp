@@ -1,11 +1,11 @@
-#include "result/run_pool.h"
+#include "stats/run_pool.h"
 
 #include <algorithm>
 
 #include <fmt/format.h>
 
 #include "core/error.h"
-#include "result/summary.h"
+#include "stats/summary.h"
 
 namespace mg {
 

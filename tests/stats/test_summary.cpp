@@ -1,26 +1,18 @@
 #include <catch2/catch.hpp>
 
-#include "result/summary.h"
+#include "result/breakdown.h"
+#include "stats/summary.h"
 #include "support/result_fixture.h"
 
 using namespace mg;
-
-namespace {
-
-// A step as the trainer measures it: overlapped communication ran under backward, so it is not in the total.
-StepBreakdown step(double input, double fwd, double bwd, double exposed, double overlapped, double opt) {
-  return {input, fwd, bwd, exposed, overlapped, opt, input + fwd + bwd + exposed + opt};
-}
-
-}  // namespace
 
 TEST_CASE("summarize derives throughput, breakdown and statistics from the samples") {
   DeviceCountResult r;
   r.devices = 4;
   r.global_batch = 128;
-  r.samples = {step(0.01, 0.03, 0.07, 0.01, 0.02, 0.03),   // 0.15 s
-               step(0.01, 0.04, 0.08, 0.02, 0.02, 0.05),   // 0.20 s
-               step(0.02, 0.05, 0.09, 0.03, 0.02, 0.06)};  // 0.25 s
+  r.samples = {test::make_step(0.01, 0.03, 0.07, 0.01, 0.02, 0.03),   // 0.15 s
+               test::make_step(0.01, 0.04, 0.08, 0.02, 0.02, 0.05),   // 0.20 s
+               test::make_step(0.02, 0.05, 0.09, 0.03, 0.02, 0.06)};  // 0.25 s
   summarize(r);
   // 3 steps x 128 images over 0.6 s.
   CHECK(r.images_per_sec == Approx(640));
@@ -43,7 +35,7 @@ TEST_CASE("summarize derives a language model's tokens/s and the model FLOPs uti
   r.global_batch = 128;  // sequences
   r.tokens_per_sample = 256;
   r.model_flops_per_sample = 2e9;
-  r.samples = {step(0, 0.1, 0.1, 0, 0, 0), step(0, 0.1, 0.1, 0, 0, 0)};
+  r.samples = {test::make_step(0, 0.1, 0.1, 0, 0, 0), test::make_step(0, 0.1, 0.1, 0, 0, 0)};
   summarize(r);
   CHECK(r.images_per_sec == Approx(640));  // 2 x 128 sequences over 0.4 s
   CHECK(r.tokens_per_sec == Approx(640 * 256));
@@ -53,24 +45,11 @@ TEST_CASE("summarize derives a language model's tokens/s and the model FLOPs uti
   CHECK(r.mfu == Approx(160 * 2e9 / 1e12));  // 160 sequences/s per device
 }
 
-TEST_CASE("rate units: a language model's samples are sequences and its total is tokens, and mixed runs name both") {
-  const RateUnit image = rate_unit(0), lm = rate_unit(256);
-  CHECK(std::string(image.samples) == "images/s");
-  CHECK(std::string(image.samples_short) == "img/s");
-  CHECK(std::string(lm.samples) == "sequences/s");
-  CHECK(std::string(lm.samples_short) == "seq/s");
-  CHECK(std::string(lm.total) == "tokens/s");
-  CHECK(lm.per_sample == 256);
-  CHECK(std::string(common_rate_unit({}).samples) == "images/s");
-  CHECK(std::string(common_rate_unit({lm, rate_unit(64)}).samples) == "sequences/s");
-  CHECK(std::string(common_rate_unit({image, lm}).samples) == "images or sequences/s");
-}
-
 TEST_CASE("summarize computes all-reduce bandwidth as nccl-tests does") {
   DeviceCountResult r;
   r.devices = 4;
   r.global_batch = 4;
-  r.samples = {step(0, 0.1, 0.1, 0, 0, 0)};
+  r.samples = {test::make_step(0, 0.1, 0.1, 0, 0, 0)};
   r.allreduce.bytes_per_step = 1000000000;                 // 1 GB
   r.allreduce.per_bucket = {{600000000, 0.3}, {400000000, 0.2}};  // 0.5 s per step
   summarize(r);
@@ -108,32 +87,11 @@ TEST_CASE("scaling efficiency and speedup against the 1-device run of the same t
   CHECK(runs[4].speedup == 0);
 }
 
-TEST_CASE("breakdown shares and the parts-add-up invariant") {
-  const StepBreakdown b = step(0.1, 0.2, 0.4, 0.1, 0.15, 0.2);  // total 1.0; 0.15 of backward overlapped
-  const StepBreakdown s = breakdown_shares(b);
-  CHECK(s.input_wait == Approx(0.1));
-  CHECK(s.backward == Approx(0.4));
-  CHECK(s.comm_overlapped == Approx(0.15));
-  CHECK(s.input_wait + s.forward + s.backward + s.comm_exposed + s.optimizer == Approx(1.0));
-  CHECK(breakdown_shares(StepBreakdown{}).forward == 0);
-  CHECK(breakdown_relative_gap(b) < 1e-12);  // overlapped time is not added: it lies inside backward
-
-  StepBreakdown off = b;
-  off.total = 0.8;  // additive parts sum to 1.0: 25% more than the step time
-  CHECK(breakdown_relative_gap(off) == Approx(0.25));
-  CHECK(breakdown_relative_gap(StepBreakdown{}) == 0);
-  StepBreakdown only_parts;
-  only_parts.forward = 0.1;
-  CHECK(breakdown_relative_gap(only_parts) == 1);
-  CHECK(max_breakdown_relative_gap({b, off, b}) == Approx(0.25));
-  CHECK(max_breakdown_relative_gap(test::make_samples(50, 0.1, 0.05, 3)) < 1e-12);
-}
-
 TEST_CASE("images per second is over the wall time of the timed window and the step-time rate is kept beside it") {
   DeviceCountResult r;
   r.devices = 2;
   r.global_batch = 64;
-  r.samples = {step(0, 0.05, 0.1, 0, 0, 0.05), step(0, 0.05, 0.1, 0, 0, 0.05)};  // 0.2 s each
+  r.samples = {test::make_step(0, 0.05, 0.1, 0, 0, 0.05), test::make_step(0, 0.05, 0.1, 0, 0, 0.05)};  // 0.2 s each
   r.timed_wall_s = 0.5;  // the device idled 0.1 s between steps (a launch-bound host)
   summarize(r);
   CHECK(r.images_per_sec == Approx(2 * 64 / 0.5));

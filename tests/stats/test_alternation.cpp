@@ -4,7 +4,7 @@
 #include <string>
 
 #include "core/error.h"
-#include "report/alternation.h"
+#include "stats/alternation.h"
 
 using namespace mg;
 

@@ -1,4 +1,4 @@
-#include "result/stats.h"
+#include "stats/step_stats.h"
 
 #include <algorithm>
 #include <cmath>
