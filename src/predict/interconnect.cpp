@@ -2,28 +2,15 @@
 
 #include <algorithm>
 
-#include "core/error.h"
-
 namespace mg {
-
-SyncStrategy parse_sync_strategy(const std::string& s) {
-  if (s == "ring") return SyncStrategy::Ring;
-  if (s == "ps") return SyncStrategy::Ps;
-  if (s == "none") return SyncStrategy::None;
-  throw UsageError("--allreduce '" + s + "' is not one of: ring, ps, none");
-}
-
-const char* sync_strategy_name(SyncStrategy s) {
-  return s == SyncStrategy::Ring ? "ring" : s == SyncStrategy::Ps ? "ps" : "none";
-}
 
 std::string Interconnect::label() const { return inter ? intra.label + "+" + inter->label : intra.label; }
 
-double allreduce_time(const Interconnect& ic, SyncStrategy s, double bytes, int n, bool after_gap) {
-  if (n <= 1 || bytes <= 0 || s == SyncStrategy::None) return 0;
+double allreduce_time(const Interconnect& ic, AllreduceMode s, double bytes, int n, bool after_gap) {
+  if (n <= 1 || bytes <= 0 || s == AllreduceMode::None) return 0;
   const int per_node = ic.gpus_per_node > 0 ? ic.gpus_per_node : n;
   const int nodes = (n + per_node - 1) / per_node;
-  if ((nodes <= 1 || !ic.inter) && s == SyncStrategy::Ring) return ring_allreduce_time(ic.intra, bytes, n, after_gap);
+  if ((nodes <= 1 || !ic.inter) && s == AllreduceMode::Ring) return ring_allreduce_time(ic.intra, bytes, n, after_gap);
   double extra = 0;
   if (after_gap) {
     extra = gap_extra_time(ic.intra, bytes, n);
@@ -32,7 +19,7 @@ double allreduce_time(const Interconnect& ic, SyncStrategy s, double bytes, int 
   if (nodes <= 1 || !ic.inter) return extra + 2.0 * (n - 1) * (ic.intra.latency_s + bytes / ic.intra.bandwidth_Bps);
   const LinkModel& net = *ic.inter;
   const int nics = ic.nics_per_node > 0 ? ic.nics_per_node : per_node;
-  if (s == SyncStrategy::Ps) {
+  if (s == AllreduceMode::Ps) {
     // Rank 0's node: (n-1) buffers through its NICs (the (per_node-1) local ones cross the intra link).
     const double bw = std::min(ic.intra.bandwidth_Bps, nics * net.bandwidth_Bps);
     return extra + 2.0 * (n - 1) * (std::max(ic.intra.latency_s, net.latency_s) + bytes / bw);

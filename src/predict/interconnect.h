@@ -1,16 +1,13 @@
 // Where the gradients travel in a prediction: GPUs of one node on one link, nodes joined by another, and the cost
-// of one gradient all-reduce on it for each synchronisation strategy.
+// of one gradient all-reduce on it for each all-reduce mode.
 #pragma once
 #include <optional>
 #include <string>
 
 #include "predict/link_model.h"
+#include "result/run_config.h"
 
 namespace mg {
-
-enum class SyncStrategy { Ring, Ps, None };
-SyncStrategy parse_sync_strategy(const std::string& s);  // ring | ps | none; UsageError otherwise
-const char* sync_strategy_name(SyncStrategy s);
 
 struct Interconnect {
   LinkModel intra;                  // between the GPUs of one node
@@ -32,6 +29,6 @@ struct Interconnect {
 // (LinkModel::gap_curve) where it has one; the other cases add what the gap costs on the measured link (the
 // larger of the two links' gap_extra_time): the cost of waking the threads that carry a collective is the
 // host's, whatever the path.
-double allreduce_time(const Interconnect& ic, SyncStrategy s, double bytes, int n, bool after_gap = false);
+double allreduce_time(const Interconnect& ic, AllreduceMode s, double bytes, int n, bool after_gap = false);
 
 }  // namespace mg

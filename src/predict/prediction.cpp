@@ -49,9 +49,7 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
   out.config.overlap = req.step.overlap;
   out.config.allreduce_dtype = req.allreduce_dtype;
   out.config.accum_steps = req.step.accum_steps;
-  out.config.allreduce = req.step.strategy == SyncStrategy::None ? AllreduceMode::None
-                          : req.step.strategy == SyncStrategy::Ps ? AllreduceMode::Ps
-                                                                  : AllreduceMode::Ring;
+  out.config.allreduce = req.step.allreduce;
   out.config.command_line = req.command_line;
   out.config.json_path.clear();
   out.config.transports.clear();  // the links are the entries' transports and topology.prediction's interconnects
@@ -68,7 +66,7 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
   nlohmann::json topo = profile.env.topology.is_object() ? profile.env.topology : nlohmann::json::object();
   topo["prediction"] = {{"profile", req.profile_path},
                         {"profile_images_per_sec", p.images_per_sec},  // after --profile-rate
-                        {"strategy", sync_strategy_name(req.step.strategy)},
+                        {"strategy", kAllreduceModeNames.name(req.step.allreduce)},
                         {"input_rate_images_per_sec", req.step.input_rate},
                         {"interconnects", links}};
   // The casts a 16-bit wire adds (docs/predict.md): their cost per element, or why there is none.
@@ -115,8 +113,7 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
       d.step_time.median_s = d.step_time.mean_s = d.step_time.p5_s = d.step_time.p95_s = t;
       d.step_time.ci95_lo_s = d.step_time.ci95_hi_s = t;
       d.step_time.samples = 0;  // no samples, so no interval: lo = hi = the predicted step
-      d.allreduce.library = n > 1 && req.step.strategy != SyncStrategy::None ? sync_strategy_name(req.step.strategy)
-                                                                             : "none";
+      d.allreduce.library = n > 1 ? kAllreduceModeNames.name(req.step.allreduce) : "none";
       d.allreduce.dtype = dtype_name(req.allreduce_dtype.value_or(DType::F32));
       d.allreduce.bytes_per_step = s.wire_bytes;
       d.allreduce.buckets = static_cast<int>(s.buckets.size());

@@ -49,7 +49,7 @@ StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const I
   std::iota(order.begin(), order.end(), 0);
   std::stable_sort(order.begin(), order.end(),
                    [&](size_t a, size_t c) { return planned[a].ready_s < planned[c].ready_s; });
-  const bool comm = n > 1 && o.strategy != SyncStrategy::None;
+  const bool comm = n > 1 && o.allreduce != AllreduceMode::None;
   const bool casts = comm && o.wire != DType::F32;
   const size_t wire_size = dtype_size(o.wire);
   // Compute-stream time into the last backward, casts included: with overlap each launch casts its bucket
@@ -65,7 +65,7 @@ StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const I
     cast_before += out;
     // Idle comm stream at launch: the first bucket, or one launched after the previous all-reduce had ended.
     const bool idle = i == order.front() || reached + out > comm_free;
-    const double t = comm ? allreduce_time(ic, o.strategy, bytes, n, idle) : 0.0;
+    const double t = comm ? allreduce_time(ic, o.allreduce, bytes, n, idle) : 0.0;
     if (comm) {
       const double start = std::max(reached + out, comm_free);
       comm_free = ends[i] = start + t;

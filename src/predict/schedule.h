@@ -32,7 +32,7 @@ struct StepOptions {
   // wire_casts for `wire`; 0 when the profile has no figure). Unused for an fp32 wire.
   double cast_to_wire_s_per_element = 0, cast_from_wire_s_per_element = 0;
   int accum_steps = 1;
-  SyncStrategy strategy = SyncStrategy::Ring;
+  AllreduceMode allreduce = AllreduceMode::Ring;
   double input_rate = 0;  // images/s one node's input pipeline can deliver; 0: as fast as the profile saw
 };
 

@@ -37,7 +37,7 @@ static double model_busbw_GBps(const LinkPreset& p) {
   } else {
     ic.intra = parse_link(p.name, "--link");
   }
-  const double t = allreduce_time(ic, SyncStrategy::Ring, pub.bytes, pub.ranks);
+  const double t = allreduce_time(ic, AllreduceMode::Ring, pub.bytes, pub.ranks);
   return 2.0 * (pub.ranks - 1) / pub.ranks * pub.bytes / t / 1e9;
 }
 

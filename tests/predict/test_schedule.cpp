@@ -122,7 +122,7 @@ TEST_CASE("gradient accumulation repeats input, forward and backward, not the al
 TEST_CASE("one device and --allreduce none have no communication") {
   StepOptions o;
   CHECK(simulate_step(profile(), o, link(1e6, 0.1), 1, 1).breakdown.total == Approx(0.115));
-  o.strategy = SyncStrategy::None;
+  o.allreduce = AllreduceMode::None;
   const StepPrediction s = simulate_step(profile(), o, link(1e6, 0.1), 8, 8);
   CHECK(s.breakdown.total == Approx(0.115));
   CHECK(s.comm_s == 0);
@@ -153,10 +153,10 @@ TEST_CASE("synchronised steps wait for the slowest rank: the straggler wait is e
   CHECK(s.breakdown.comm_overlapped == Approx(lockstep.breakdown.comm_overlapped));
   // One device, or no exchange (ranks never wait for each other): no straggler wait.
   CHECK(simulate_step(p, o, link(1e9, 0), 1, 1).breakdown.total == Approx(0.115));
-  o.strategy = SyncStrategy::None;
+  o.allreduce = AllreduceMode::None;
   CHECK(simulate_step(p, o, link(1e9, 0), 2, 2).breakdown.total == Approx(0.115));
   // Accumulating 2 micro-batches per step where the profile had 1: the deviations scale with the step.
-  o.strategy = SyncStrategy::Ring;
+  o.allreduce = AllreduceMode::Ring;
   o.accum_steps = 2;
   CHECK(simulate_step(p, o, link(1e9, 0), 2, 2).straggler_s == Approx(0.05));
 }
@@ -205,21 +205,21 @@ TEST_CASE("an all-reduce that starts on an idle comm stream is priced after a ga
 TEST_CASE("after a gap, ps and the hierarchical ring add what the gap costs on the measured link") {
   Interconnect ic = gap_link(0.004);
   const double S = 1e6;
-  CHECK(allreduce_time(ic, SyncStrategy::Ps, S, 2, true) - allreduce_time(ic, SyncStrategy::Ps, S, 2) ==
+  CHECK(allreduce_time(ic, AllreduceMode::Ps, S, 2, true) - allreduce_time(ic, AllreduceMode::Ps, S, 2) ==
         Approx(0.004));
-  CHECK(allreduce_time(ic, SyncStrategy::None, S, 2, true) == 0);
+  CHECK(allreduce_time(ic, AllreduceMode::None, S, 2, true) == 0);
   ic.gpus_per_node = 2;
   ic.inter = link(1e9, 1e-5).intra;
-  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 4, true) - allreduce_time(ic, SyncStrategy::Ring, S, 4) ==
+  CHECK(allreduce_time(ic, AllreduceMode::Ring, S, 4, true) - allreduce_time(ic, AllreduceMode::Ring, S, 4) ==
         Approx(0.004).epsilon(1e-6));
 }
 
 TEST_CASE("allreduce_time: ring in one node, NCCL's ring across nodes, and ps") {
   Interconnect ic = link(100e9, 2e-6);
   const double S = 1e8;
-  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 8) == Approx(14 * 2e-6 + 2.0 * 7 / 8 * S / 100e9));
-  CHECK(allreduce_time(ic, SyncStrategy::Ps, S, 8) == Approx(14 * (2e-6 + S / 100e9)));
-  CHECK(allreduce_time(ic, SyncStrategy::None, S, 8) == 0);
+  CHECK(allreduce_time(ic, AllreduceMode::Ring, S, 8) == Approx(14 * 2e-6 + 2.0 * 7 / 8 * S / 100e9));
+  CHECK(allreduce_time(ic, AllreduceMode::Ps, S, 8) == Approx(14 * (2e-6 + S / 100e9)));
+  CHECK(allreduce_time(ic, AllreduceMode::None, S, 8) == 0);
   ic.gpus_per_node = 8;
   LinkModel net;
   net.label = "net";
@@ -227,14 +227,14 @@ TEST_CASE("allreduce_time: ring in one node, NCCL's ring across nodes, and ps") 
   net.latency_s = 10e-6;
   ic.inter = net;
   // 16 GPUs on 2 nodes, one NIC per GPU: bandwidth min(100, 8 x 10) = 80 GB/s; 28 intra and 2 inter steps.
-  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 16) ==
+  CHECK(allreduce_time(ic, AllreduceMode::Ring, S, 16) ==
         Approx(28 * 2e-6 + 2 * 10e-6 + 2.0 * 15 / 16 * S / 80e9));
   // One NIC per node: the NIC is the bottleneck.
   ic.nics_per_node = 1;
-  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 16) ==
+  CHECK(allreduce_time(ic, AllreduceMode::Ring, S, 16) ==
         Approx(28 * 2e-6 + 2 * 10e-6 + 2.0 * 15 / 16 * S / 10e9));
   // Within one node the inter-node link is not used.
-  CHECK(allreduce_time(ic, SyncStrategy::Ring, S, 8) == Approx(14 * 2e-6 + 2.0 * 7 / 8 * S / 100e9));
+  CHECK(allreduce_time(ic, AllreduceMode::Ring, S, 8) == Approx(14 * 2e-6 + 2.0 * 7 / 8 * S / 100e9));
   CHECK(ic.label() == "test+net");
 }
 
@@ -329,7 +329,7 @@ TEST_CASE("16-bit casts: none for fp32, one device or --allreduce none, and once
   CHECK(one.cast_to_wire_s == 0);
   CHECK(one.breakdown.total == Approx(0.115));
   StepOptions none = bf16_casts(true);
-  none.strategy = SyncStrategy::None;
+  none.allreduce = AllreduceMode::None;
   CHECK(simulate_step(profile(), none, link(1e9, 0), 2, 2).breakdown.total == Approx(0.115));
   StepOptions acc = bf16_casts(true);
   acc.accum_steps = 3;  // the gradients are exchanged (and cast) after the last micro-batch only

@@ -1,8 +1,8 @@
 // `mgbench predict --profile run.json --gpus 1,2,4,8 --link nvlink4,pcie4 [--gpus-per-node 8 --inter-node ib-ndr]`:
 // scaling on interconnects you do not have, simulated from a 1-device profile (docs/predict.md). Prints a table,
 // writes a result file of kind "prediction" with --json, and with --measured prints a measured sweep beside it.
-#include <cmath>
 #include <cstdio>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -10,10 +10,8 @@
 
 #include "cli/lib/child_runs.h"
 #include "cli/lib/command.h"
-#include "cli/lib/train_options.h"
-#include "core/error.h"
 #include "predict/link_model.h"
-#include "predict/prediction.h"
+#include "predict/run_prediction.h"
 #include "result/rate_unit.h"
 #include "result/result_json.h"
 
@@ -34,15 +32,15 @@ class PredictCommand final : public Command {
                                    p.published.busbw_GBps, p.published.ranks)
                      : fmt::format("\n  {:<14} {:>7.4g}  busbw: none found", p.name, p.bandwidth_GBps);
     sub.footer(presets);
-    sub.add_option("--profile", profile_, "1-device training result (mgbench --gpus 1 --json FILE)")->required();
-    sub.add_option("--gpus,--devices", gpus_, "device counts, e.g. 1,2,4,8,16,32")->delimiter(',')->capture_default_str();
-    sub.add_option("--link", link_,
+    sub.add_option("--profile", opts_.profile_path, "1-device training result (mgbench --gpus 1 --json FILE)")->required();
+    sub.add_option("--gpus,--devices", opts_.gpus, "device counts, e.g. 1,2,4,8,16,32")->delimiter(',')->capture_default_str();
+    sub.add_option("--link", opts_.links,
                    "links between the GPUs of a node, comma list: presets (nvlink1..5, pcie3..5, pcie4-switch, "
                    "ib-hdr, ib-ndr, 25gbe, 100gbe, 400gbe, nvlink4-nccl, ...: listed below), bw=<rate>,lat=<time>, "
                    "or a mgbench comm JSON file")
         ->required();
     per_node_opt_ = sub.add_option("--gpus-per-node", gpus_per_node_, "GPUs per node (default: all in one node)");
-    sub.add_option("--inter-node", inter_, "link between nodes, per NIC (preset, bw=..,lat=.. or comm JSON)");
+    sub.add_option("--inter-node", opts_.inter_node, "link between nodes, per NIC (preset, bw=..,lat=.. or comm JSON)");
     nics_opt_ = sub.add_option("--nics-per-node", nics_per_node_, "NICs per node (default: one per GPU, as on DGX/HGX)");
     bucket_opt_ = sub.add_option("--bucket-mb", bucket_mb_, "gradient bucket size in MiB (default: the profile's)");
     overlap_opt_ = sub.add_flag("--no-overlap", no_overlap_, "start all-reduce only after the whole backward pass");
@@ -55,91 +53,56 @@ class PredictCommand final : public Command {
     rate_opt_ = sub.add_option("--profile-rate", profile_rate_,
                                "images/s of one device you do not have (e.g. a published figure): the profile's "
                                "times are scaled to it, keeping the shape of its step");
-    sub.add_option("--measured", measured_, "a measured multi-device result to print beside the prediction");
+    sub.add_option("--measured", opts_.measured_path, "a measured multi-device result to print beside the prediction");
     sub.add_option("--json", json_, "write the prediction (a result file of kind \"prediction\") to FILE");
   }
 
   int run() override {
-    if (gpus_.empty()) throw UsageError("--gpus needs at least one device count");
-    for (int n : gpus_)
-      if (n < 1) throw UsageError("--gpus: device counts must be at least 1, got " + std::to_string(n));
-    if (per_node_opt_->count() && gpus_per_node_ < 1)
-      throw UsageError("--gpus-per-node must be at least 1, got " + std::to_string(gpus_per_node_));
-    if (nics_opt_->count() && nics_per_node_ < 1) throw UsageError("--nics-per-node must be at least 1");
-    if (!inter_.empty() && !per_node_opt_->count()) throw UsageError("--inter-node needs --gpus-per-node");
-    if (input_rate_opt_->count() && (!(input_rate_ > 0) || !std::isfinite(input_rate_)))
-      throw UsageError("--input-rate must be a positive rate");
-
-    const RunResult profile = read_result_file(profile_);
-    StepProfile p = step_profile_from(profile, profile_);
-    const double measured_rate = p.images_per_sec;
-    if (rate_opt_->count()) rescale_profile(p, profile_rate_);
-
-    PredictRequest req;
-    req.gpus = gpus_;
-    req.profile_path = profile_;
-    req.command_line = own_command_line();
-    StepOptions& o = req.step;
-    o.bucket_mb = bucket_opt_->count() ? bucket_mb_ : profile.config.bucket_mb;
-    check_bucket_mb(o.bucket_mb);
-    o.overlap = overlap_opt_->count() ? !no_overlap_ : profile.config.overlap;
-    req.allreduce_dtype = profile.config.allreduce_dtype;
-    if (dtype_opt_->count()) req.allreduce_dtype = kAllreduceDTypeNames.parse(dtype_, "--allreduce-dtype");
-    o.wire = req.allreduce_dtype.value_or(DType::F32);
-    const std::string cast_note = apply_wire_cast_costs(o, p);
-    o.accum_steps = accum_opt_->count() ? accum_ : profile.config.accum_steps;
-    check_accum_steps(o.accum_steps);
-    const AllreduceMode mode = profile.config.allreduce;
-    o.strategy = strategy_opt_->count() ? parse_sync_strategy(strategy_)
-                 : mode == AllreduceMode::Ps ? SyncStrategy::Ps
-                 : mode == AllreduceMode::None ? SyncStrategy::None
-                                               : SyncStrategy::Ring;
-    o.input_rate = input_rate_;
-
-    std::optional<LinkModel> inter;
-    if (!inter_.empty()) inter = parse_link(inter_, "--inter-node");
-    int max_gpus = 0;
-    for (int n : gpus_) max_gpus = std::max(max_gpus, n);
-    if (per_node_opt_->count() && max_gpus > gpus_per_node_ && !inter)
-      throw UsageError("--gpus " + std::to_string(max_gpus) + " spans several nodes of " +
-                       std::to_string(gpus_per_node_) + " GPUs: give --inter-node");
-    for (const std::string& l : split_link_list(link_)) {
-      Interconnect ic;
-      ic.intra = parse_link(l, "--link");
-      ic.inter = inter;
-      ic.gpus_per_node = per_node_opt_->count() ? gpus_per_node_ : 0;
-      ic.nics_per_node = nics_per_node_;
-      req.interconnects.push_back(ic);
-    }
-
-    std::optional<RunResult> measured;
-    if (!measured_.empty()) {
-      measured = read_result_file(measured_);
-      if (measured->kind != "training") throw UsageError(measured_ + ": --measured needs a training result");
-    }
-
-    // Said, not silently taken as 0: an older profile cannot price the 16-bit casts. Only once the request is
-    // valid (a usage error stays one line) and where some entry exchanges gradients (else nothing is cast).
-    if (!cast_note.empty() && o.strategy != SyncStrategy::None && max_gpus > 1)
-      std::fprintf(stderr, "mgbench predict: %s: %s\n", profile_.c_str(), cast_note.c_str());
-    const RunResult out = predict(profile, p, req);
-    print(profile, p, req, out, measured);
-    if (rate_opt_->count())
-      std::printf("# profile scaled from %.1f to %.1f images/s on 1 device (--profile-rate)\n", measured_rate,
-                  p.images_per_sec);
-    if (!json_.empty()) write_json_atomic(json_, to_json(out));
+    const PredictOptions o = options();
+    const Prediction pr = run_prediction(o);
+    if (!pr.cast_note.empty())
+      std::fprintf(stderr, "mgbench predict: %s: %s\n", o.profile_path.c_str(), pr.cast_note.c_str());
+    print(pr);
+    if (o.profile_rate)
+      std::printf("# profile scaled from %.1f to %.1f images/s on 1 device (--profile-rate)\n",
+                  pr.profile_images_per_sec, pr.step.images_per_sec);
+    if (!json_.empty()) write_json_atomic(json_, to_json(pr.result));
     return 0;
   }
 
  private:
-  void print(const RunResult& profile, const StepProfile& p, const PredictRequest& req, const RunResult& out,
-             const std::optional<RunResult>& measured) const {
+  // The options as a request: a setting not given stays unset, so the profile's applies.
+  PredictOptions options() const {
+    PredictOptions o = opts_;
+    o.command_line = own_command_line();
+    o.gpus_per_node = given(per_node_opt_, gpus_per_node_);
+    o.nics_per_node = given(nics_opt_, nics_per_node_);
+    o.bucket_mb = given(bucket_opt_, bucket_mb_);
+    o.overlap = given(overlap_opt_, !no_overlap_);
+    o.allreduce_dtype = given(dtype_opt_, dtype_);
+    o.accum_steps = given(accum_opt_, accum_);
+    o.allreduce = given(strategy_opt_, strategy_);
+    o.input_rate = given(input_rate_opt_, input_rate_);
+    o.profile_rate = given(rate_opt_, profile_rate_);
+    return o;
+  }
+  template <class T>
+  static std::optional<T> given(const CLI::Option* opt, const T& value) {
+    return opt->count() ? std::optional<T>(value) : std::nullopt;
+  }
+
+  void print(const Prediction& pr) const {
+    const RunResult& profile = pr.profile;
+    const StepProfile& p = pr.step;
+    const PredictRequest& req = pr.request;
+    const RunResult& out = pr.result;
+    const std::optional<RunResult>& measured = pr.measured;
     const StepOptions& o = req.step;
     std::printf("# mgbench predict: %s %s, batch %lld per device, profile %s (1 device: %.1f images/s)\n",
                 profile.config.model.c_str(), precision_name(profile.config.precision),
-                static_cast<long long>(p.batch_per_device), profile_.c_str(), p.images_per_sec);
+                static_cast<long long>(p.batch_per_device), opts_.profile_path.c_str(), p.images_per_sec);
     std::printf("# %s all-reduce, %s wire, bucket %g MiB, overlap %s, accum-steps %d%s\n",
-                sync_strategy_name(o.strategy), dtype_name(req.allreduce_dtype.value_or(DType::F32)),
+                kAllreduceModeNames.name(o.allreduce), dtype_name(req.allreduce_dtype.value_or(DType::F32)),
                 o.bucket_mb, o.overlap ? "on" : "off", o.accum_steps,
                 o.input_rate > 0 ? fmt::format(", input {:.0f} images/s per node", o.input_rate).c_str() : "");
     if (o.wire != DType::F32 && o.cast_to_wire_s_per_element > 0)
@@ -180,12 +143,9 @@ class PredictCommand final : public Command {
     std::fflush(stdout);
   }
 
-  std::string profile_;
-  std::vector<int> gpus_ = {1, 2, 4, 8};
-  std::string link_;
+  PredictOptions opts_;  // what CLI11 fills directly; options() adds the settings that may be left unset
   CLI::Option* per_node_opt_ = nullptr;
   int gpus_per_node_ = 0;
-  std::string inter_;
   CLI::Option* nics_opt_ = nullptr;
   int nics_per_node_ = 0;
   CLI::Option* bucket_opt_ = nullptr;
@@ -202,7 +162,6 @@ class PredictCommand final : public Command {
   double input_rate_ = 0;
   CLI::Option* rate_opt_ = nullptr;
   double profile_rate_ = 0;
-  std::string measured_;
   std::string json_;
 };
 

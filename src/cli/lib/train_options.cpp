@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "data/data_source.h"
 #include "models/registry.h"
+#include "result/config_ranges.h"
 #include "train/device_plan.h"
 
 namespace mg {
@@ -104,15 +105,6 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
                "the progress line on stderr even when not on a terminal, e.g. for a log that follows the run")
       ->excludes(no_progress);
   app.option_defaults()->group("Options");
-}
-
-void check_bucket_mb(double bucket_mb) {
-  if (!(bucket_mb > 0) || bucket_mb > 65536) throw UsageError("--bucket-mb must be in (0, 65536]");
-}
-
-void check_accum_steps(int accum_steps) {
-  if (accum_steps < 1 || accum_steps > 4096)
-    throw UsageError("--accum-steps " + std::to_string(accum_steps) + " must be between 1 and 4096");
 }
 
 RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line) {

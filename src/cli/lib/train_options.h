@@ -42,9 +42,4 @@ void add_train_options(CLI::App& app, TrainOptions& o);
 // Resolves defaults that depend on the machine (device auto, batch size, sweep) and validates everything.
 RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line);
 
-// The ranges a training run takes for --bucket-mb and --accum-steps (a UsageError naming the option otherwise);
-// predict checks its what-if values with the same, so it answers only for settings a run can use.
-void check_bucket_mb(double bucket_mb);
-void check_accum_steps(int accum_steps);
-
 }  // namespace mg
