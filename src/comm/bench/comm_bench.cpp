@@ -37,13 +37,6 @@ void store(void* p, size_t i, DType dt, float v) {
   throw UsageError(std::string("--dtype ") + dtype_name(dt) + " is not one of: fp32, fp16, bf16");
 }
 
-size_t send_elems(CollectiveOp op, size_t count, int n) {
-  return op == CollectiveOp::ReduceScatter ? count * static_cast<size_t>(n) : count;
-}
-size_t recv_elems(CollectiveOp op, size_t count, int n) {
-  return op == CollectiveOp::AllGather ? count * static_cast<size_t>(n) : count;
-}
-
 // Where send and recv sit for one placement. In place follows NCCL: allgather sends from its own block of
 // recv, reducescatter receives into its own block of send.
 struct Placement {
@@ -51,23 +44,24 @@ struct Placement {
   bool shared = false;                // send and recv are one buffer
 };
 
-Placement placement(CollectiveOp op, bool in_place, size_t count, int rank) {
+Placement placement(const CollectiveSpec& spec, bool in_place, size_t count, int rank) {
   Placement p;
   p.shared = in_place;
   if (!in_place) return p;
-  if (op == CollectiveOp::AllGather) p.send_off = count * static_cast<size_t>(rank);
-  if (op == CollectiveOp::ReduceScatter) p.recv_off = count * static_cast<size_t>(rank);
+  if (spec.recv_per_rank) p.send_off = count * static_cast<size_t>(rank);
+  if (spec.send_per_rank) p.recv_off = count * static_cast<size_t>(rank);
   return p;
 }
 
 }  // namespace
 
 CollectiveOp parse_collective(const std::string& name) {
-  for (CollectiveOp op : {CollectiveOp::AllReduce, CollectiveOp::ReduceScatter, CollectiveOp::AllGather,
-                          CollectiveOp::Broadcast, CollectiveOp::Reduce}) {
-    if (name == collective_name(op)) return op;
+  std::string names;
+  for (const CollectiveSpec& spec : collective_table()) {
+    if (name == collective_name(spec.op)) return spec.op;
+    names += (names.empty() ? "" : ", ") + std::string(collective_name(spec.op));
   }
-  throw UsageError("--op '" + name + "' is not one of: allreduce, reducescatter, allgather, broadcast, reduce");
+  throw UsageError("--op '" + name + "' is not one of: " + names);
 }
 
 DType parse_comm_dtype(const std::string& name) {
@@ -92,63 +86,32 @@ std::vector<size_t> size_sweep(size_t min_bytes, size_t max_bytes, double factor
   return out;
 }
 
-double bus_factor(CollectiveOp op, int ranks) {
-  const double n = ranks;
-  switch (op) {
-    case CollectiveOp::AllReduce: return 2 * (n - 1) / n;
-    case CollectiveOp::ReduceScatter:
-    case CollectiveOp::AllGather: return (n - 1) / n;
-    case CollectiveOp::Broadcast:
-    case CollectiveOp::Reduce: return 1;
-  }
-  return 1;
-}
+double bus_factor(CollectiveOp op, int ranks) { return collective_spec(op).bus_factor(ranks); }
 
 size_t count_for_bytes(CollectiveOp op, size_t bytes, int ranks, DType dt) {
-  const size_t per = (op == CollectiveOp::ReduceScatter || op == CollectiveOp::AllGather)
-                         ? dtype_size(dt) * static_cast<size_t>(ranks)
-                         : dtype_size(dt);
-  return std::max<size_t>(1, bytes / per);
+  const CollectiveSpec& spec = collective_spec(op);
+  const size_t blocks = spec.send_per_rank || spec.recv_per_rank ? static_cast<size_t>(ranks) : 1;
+  return std::max<size_t>(1, bytes / (dtype_size(dt) * blocks));
 }
 
 size_t bytes_for_count(CollectiveOp op, size_t count, int ranks, DType dt) {
-  return std::max(send_elems(op, count, ranks), recv_elems(op, count, ranks)) * dtype_size(dt);
-}
-
-float pattern_value(int rank, size_t index, int ranks) {
-  // Values below k with ranks*(k-1) <= 256, so every partial sum is an integer bf16 represents exactly.
-  const size_t k = static_cast<size_t>(std::max(2, std::min(8, 256 / std::max(ranks, 1))));
-  return static_cast<float>((index * 7 + static_cast<size_t>(rank) * 3 + 1) % k);
+  const CollectiveSpec& spec = collective_spec(op);
+  return std::max(spec.send_elems(count, ranks), spec.recv_elems(count, ranks)) * dtype_size(dt);
 }
 
 void fill_send(CollectiveOp op, void* host, size_t count, DType dt, int rank, int ranks, int root) {
-  const size_t n = send_elems(op, count, ranks);
-  const size_t base = op == CollectiveOp::AllGather ? count * static_cast<size_t>(rank) : 0;
-  const int who = op == CollectiveOp::Broadcast ? root : rank;
-  for (size_t i = 0; i < n; ++i) store(host, i, dt, pattern_value(who, base + i, ranks));
+  const CollectiveSpec& spec = collective_spec(op);
+  const size_t base = spec.recv_per_rank ? count * static_cast<size_t>(rank) : 0;  // rank's block of the output
+  const int who = spec.root_sends ? root : rank;
+  for (size_t i = 0; i < spec.send_elems(count, ranks); ++i) store(host, i, dt, pattern_value(who, base + i, ranks));
 }
 
 int64_t count_wrong(CollectiveOp op, const void* host_recv, size_t count, DType dt, int rank, int ranks, int root) {
-  const size_t n = recv_elems(op, count, ranks);
+  const CollectiveSpec& spec = collective_spec(op);
+  if (spec.root_receives && rank != root) return 0;
   int64_t wrong = 0;
-  for (size_t i = 0; i < n; ++i) {
-    float expected = 0;
-    switch (op) {
-      case CollectiveOp::AllReduce:
-        for (int r = 0; r < ranks; ++r) expected += pattern_value(r, i, ranks);
-        break;
-      case CollectiveOp::ReduceScatter:
-        for (int r = 0; r < ranks; ++r) expected += pattern_value(r, count * static_cast<size_t>(rank) + i, ranks);
-        break;
-      case CollectiveOp::AllGather: expected = pattern_value(static_cast<int>(i / count), i, ranks); break;
-      case CollectiveOp::Broadcast: expected = pattern_value(root, i, ranks); break;
-      case CollectiveOp::Reduce:
-        if (rank != root) return 0;  // only the root's recv is defined (ncclReduce)
-        for (int r = 0; r < ranks; ++r) expected += pattern_value(r, i, ranks);
-        break;
-    }
-    if (load(host_recv, i, dt) != expected) ++wrong;
-  }
+  for (size_t i = 0; i < spec.recv_elems(count, ranks); ++i)
+    if (load(host_recv, i, dt) != spec.expected(i, count, rank, ranks, root)) ++wrong;
   return wrong;
 }
 
@@ -158,8 +121,8 @@ namespace {
 class RankBench {
  public:
   RankBench(Communicator& comm, Backend& be, const CommBenchOptions& opt, size_t max_count)
-      : comm_(comm), be_(be), opt_(opt), n_(comm.size()), rank_(comm.rank()) {
-    const size_t elems = std::max(send_elems(opt.op, max_count, n_), recv_elems(opt.op, max_count, n_));
+      : comm_(comm), be_(be), opt_(opt), spec_(collective_spec(opt.op)), n_(comm.size()), rank_(comm.rank()) {
+    const size_t elems = std::max(spec_.send_elems(max_count, n_), spec_.recv_elems(max_count, n_));
     bytes_ = elems * dtype_size(opt.dtype);
     a_ = be.device_alloc(bytes_);
     b_ = be.device_alloc(bytes_);
@@ -179,7 +142,7 @@ class RankBench {
   }
 
   CommRow measure(size_t count, bool in_place) {
-    const Placement p = placement(opt_.op, in_place, count, rank_);
+    const Placement p = placement(spec_, in_place, count, rank_);
     const size_t es = dtype_size(opt_.dtype);
     char* send = static_cast<char*>(a_) + p.send_off * es;
     char* recv = static_cast<char*>(p.shared ? a_ : b_) + p.recv_off * es;
@@ -215,7 +178,7 @@ class RankBench {
     // The timed loop fed results back as inputs; check one fresh run instead.
     upload(count, in_place);
     enqueue(send, recv, count);
-    const size_t rbytes = recv_elems(opt_.op, count, n_) * es;
+    const size_t rbytes = spec_.recv_elems(count, n_) * es;
     be_.copy_d2h(recv_host_.data(), recv, rbytes, StreamKind::Comm);
     be_.synchronize(StreamKind::Comm);
     const int64_t wrong = count_wrong(opt_.op, recv_host_.data(), count, opt_.dtype, rank_, n_, opt_.root);
@@ -240,7 +203,7 @@ class RankBench {
     row.gap_time_us = world[2] / n_;
     row.gap_iters = gap_iters;
     row.algbw_GBps = row.time_us > 0 ? row.bytes / (row.time_us * 1e3) : 0;
-    row.busbw_GBps = row.algbw_GBps * bus_factor(opt_.op, n_);
+    row.busbw_GBps = row.algbw_GBps * spec_.bus_factor(n_);
     row.wrong = static_cast<int64_t>(std::llround(world[1]));
     row.transport = opt_.transport;
     row.library = comm_.library();
@@ -251,8 +214,8 @@ class RankBench {
  private:
   void enqueue(const void* send, void* recv, size_t count) {
     throw_if_stopped();  // a long timed loop (--iters) must not outlive a SIGINT
-    if (opt_.ps && opt_.op == CollectiveOp::AllReduce) {
-      comm_.ps_allreduce_sum(send, recv, count, opt_.dtype, StreamKind::Comm);
+    if (opt_.ps && spec_.ps_form) {
+      spec_.ps_form(comm_, send, recv, count, opt_.dtype, StreamKind::Comm);
     } else {
       comm_.collective(opt_.op, send, recv, count, opt_.dtype, opt_.root, StreamKind::Comm);
     }
@@ -313,13 +276,13 @@ class RankBench {
   // that should be overwritten starts as the sentinel.
   void upload(size_t count, bool in_place) {
     const size_t es = dtype_size(opt_.dtype);
-    const size_t total = std::max(send_elems(opt_.op, count, n_), recv_elems(opt_.op, count, n_));
+    const size_t total = std::max(spec_.send_elems(count, n_), spec_.recv_elems(count, n_));
     for (size_t i = 0; i < total; ++i) {
       store(send_host_.data(), i, opt_.dtype, kSentinel);
       store(recv_host_.data(), i, opt_.dtype, kSentinel);
     }
-    const Placement p = placement(opt_.op, in_place, count, rank_);
-    const bool holds_input = !(in_place && opt_.op == CollectiveOp::Broadcast && rank_ != opt_.root);
+    const Placement p = placement(spec_, in_place, count, rank_);
+    const bool holds_input = !(in_place && spec_.root_sends && rank_ != opt_.root);
     if (holds_input) fill_send(opt_.op, send_host_.data() + p.send_off * es, count, opt_.dtype, rank_, n_, opt_.root);
     be_.copy_h2d(a_, send_host_.data(), total * es, StreamKind::Comm);
     if (!in_place) be_.copy_h2d(b_, recv_host_.data(), total * es, StreamKind::Comm);
@@ -329,6 +292,7 @@ class RankBench {
   Communicator& comm_;
   Backend& be_;
   const CommBenchOptions& opt_;
+  const CollectiveSpec& spec_;
   int n_, rank_;
   size_t bytes_ = 0;
   void *a_ = nullptr, *b_ = nullptr;
@@ -345,7 +309,7 @@ std::vector<CommRow> run_comm_bench(const std::vector<Communicator*>& comms,
   if (opt.iters < 1) throw UsageError("--iters must be >= 1");
   if (!(opt.gap_s >= 0) || !std::isfinite(opt.gap_s)) throw UsageError("--gap must be a number of seconds >= 0");
   const int n = comms[0]->size();
-  if ((opt.op == CollectiveOp::Broadcast || opt.op == CollectiveOp::Reduce) && (opt.root < 0 || opt.root >= n)) {
+  if (collective_spec(opt.op).rooted && (opt.root < 0 || opt.root >= n)) {
     throw UsageError("--root " + std::to_string(opt.root) + " is outside the world of " + std::to_string(n) + " ranks");
   }
   // Sizes map to element counts; two sizes that round to one count would measure the same thing twice.

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "comm/bench/collective_table.h"  // pattern_value, and each collective's facts
 #include "comm/communicator.h"
 #include "core/dtype.h"
 #include "result/comm_result.h"  // CommRow, the rows a sweep returns
@@ -51,15 +52,13 @@ size_t parse_size(const std::string& text, const std::string& option);
 // min, min*f, ... up to max; UsageError for a zero or reversed range or f <= 1 when min < max.
 std::vector<size_t> size_sweep(size_t min_bytes, size_t max_bytes, double factor);
 
-// nccl-tests' busbw = algbw * factor: allreduce 2(n-1)/n, reducescatter and allgather (n-1)/n, broadcast and
-// reduce 1.
+// nccl-tests' busbw = algbw * factor (the collective's row): allreduce 2(n-1)/n, reducescatter and allgather
+// (n-1)/n, broadcast and reduce 1.
 double bus_factor(CollectiveOp op, int ranks);
 size_t count_for_bytes(CollectiveOp op, size_t bytes, int ranks, DType dt);
 size_t bytes_for_count(CollectiveOp op, size_t count, int ranks, DType dt);
 
 // Host-side pattern and checker, exposed so tests can corrupt a result and see it caught.
-// Value of element `index` of rank `rank`'s input: small integers, so every partial sum is exact.
-float pattern_value(int rank, size_t index, int ranks);
 // Writes rank's send buffer (host memory, dtype dt) for op: count as NCCL's count.
 void fill_send(CollectiveOp op, void* host, size_t count, DType dt, int rank, int ranks, int root);
 // Elements of rank's receive buffer (host copy) that differ from the expected result.
