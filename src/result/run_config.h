@@ -66,7 +66,7 @@ struct RunConfig {
   int steps = 20;
   int warmup = 5;
   int repeat = 1;
-  int runs = 1;  // whole benchmark repeated in this many fresh processes and pooled (cli/lib/child_runs.h)
+  int runs = 1;  // whole benchmark repeated in this many fresh processes and pooled (comm/rendezvous/child_runs.h)
   bool forward_only = false;
   bool input_only = false;
   // Calibration only (scripts/ci-regression.sh --calibrate): each timed step busy-waits this fraction of its own

@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "cli/lib/child_runs.h"
+#include "comm/rendezvous/child_runs.h"
 #include "cli/lib/command.h"
 #include "predict/link_model.h"
 #include "predict/run_prediction.h"

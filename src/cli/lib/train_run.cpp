@@ -6,7 +6,7 @@
 #include <memory>
 
 #include "check/check.h"
-#include "cli/lib/child_runs.h"
+#include "comm/rendezvous/child_runs.h"
 #include "comm/world.h"
 #include "core/error.h"
 #include "models/registry.h"

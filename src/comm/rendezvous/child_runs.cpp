@@ -1,4 +1,4 @@
-#include "cli/lib/child_runs.h"
+#include "comm/rendezvous/child_runs.h"
 
 #include <fcntl.h>
 #include <sys/prctl.h>
