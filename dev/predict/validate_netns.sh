@@ -8,7 +8,9 @@
 # in fp32 and bf16 (the "comm curve" link model), then the cases. Per case, alternating on the same machine:
 # a 1-device profile (same options, same thread count; two at once, one per namespace, because the two "hosts"
 # share this VM's cores), then the two-rank run across the link, then the predictions from the comm curve and
-# from the tc numbers alone ("spec": bw=RATE,lat=DELAY). A `tiny` case is that sequence TINY_REPEATS times
+# from the tc numbers alone ("spec": bw=RATE,lat=DELAY,transport=gloo-tcp with the TAPs' MTU and tbf's burst;
+# campaigns up to 2026-11-27 used bw=RATE,lat=DELAY, which reeval_numbers_only.py re-predicts). A `tiny` case is
+# that sequence TINY_REPEATS times
 # (default 5; a ResNet-18 case once) and scripts/measure/predict-summarize.py takes the median of each figure over the
 # repetitions: one `tiny` run lasts under a second and its rate moves by +-15 % from one run to the next on this VM, so a single
 # run against a single prediction measures the VM (results/predict/HISTORY.md, 2026-11-27). Needs root (ip netns,
@@ -41,6 +43,7 @@ done
 here=$(cd "$(dirname "$0")/../.." && pwd)
 cases="$out/cases.tsv"
 
+mtu=9000 tbf_burst=256kb  # the link's MTU and tbf bucket: wire_up sets them, the numbers-only prediction reads them
 rep() {  # rep NAME K: the file stem of repetition K of a case (the first keeps the case's name)
   if [ "$2" -eq 1 ]; then echo "$1"; else echo "$1.r$2"; fi
 }
@@ -50,7 +53,8 @@ predict_case() {  # predict_case STEM LINKTAG RATE DELAY_MS DTYPE: both predicti
   "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "$out/raw/${tag}_comm_${dtype}.json" \
     --measured "$out/raw/$name.measured.json" --json "$out/raw/$name.pred_comm.json" >"$out/raw/$name.pred_comm.txt" \
     || { echo "FAIL: predict $name"; exit 1; }
-  "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 --link "bw=$rate,lat=${delay}ms" \
+  "$MGBENCH" predict --profile "$out/raw/$name.profile.json" --gpus 2 \
+    --link "bw=$rate,lat=${delay}ms,transport=gloo-tcp,mtu=$mtu,burst=$tbf_burst" \
     --measured "$out/raw/$name.measured.json" --json "$out/raw/$name.pred_spec.json" >"$out/raw/$name.pred_spec.txt" \
     || { echo "FAIL: predict spec $name"; exit 1; }
 }
@@ -100,15 +104,15 @@ wire_up() {
   # have; the program sleeps between frames, so this costs the ranks almost nothing: see raw/*_wire.txt).
   local rt=(chrt -f 1)
   chrt -f 1 true 2>/dev/null || rt=()
-  "${rt[@]}" "$netwire" --ns "$ns0" --dev "$v0" --ns "$ns1" --dev "$v1" --delay-ms "$delay" --mtu 9000 \
+  "${rt[@]}" "$netwire" --ns "$ns0" --dev "$v0" --ns "$ns1" --dev "$v1" --delay-ms "$delay" --mtu "$mtu" \
     >"$tmp/wire.out" 2>"$out/raw/${tag}_wire.txt" &
   wire_pid=$!
   for _ in $(seq 100); do grep -q ready "$tmp/wire.out" 2>/dev/null && break; sleep 0.05; done
   grep -q ready "$tmp/wire.out" || { cat "$out/raw/${tag}_wire.txt"; fail "netwire did not start"; }
-  ip -n "$ns0" link set "$v0" mtu 9000 up && ip -n "$ns1" link set "$v1" mtu 9000 up || fail "tap up"
+  ip -n "$ns0" link set "$v0" mtu "$mtu" up && ip -n "$ns1" link set "$v1" mtu "$mtu" up || fail "tap up"
   ip -n "$ns0" addr add 10.231.0.1/24 dev "$v0" && ip -n "$ns1" addr add 10.231.0.2/24 dev "$v1" || fail "addresses"
-  ip netns exec "$ns0" tc qdisc replace dev "$v0" root tbf rate "$rate" burst 256kb latency 400ms || fail "tc on $v0"
-  ip netns exec "$ns1" tc qdisc replace dev "$v1" root tbf rate "$rate" burst 256kb latency 400ms || fail "tc on $v1"
+  ip netns exec "$ns0" tc qdisc replace dev "$v0" root tbf rate "$rate" burst "$tbf_burst" latency 400ms || fail "tc on $v0"
+  ip netns exec "$ns1" tc qdisc replace dev "$v1" root tbf rate "$rate" burst "$tbf_burst" latency 400ms || fail "tc on $v1"
   port=$((port + 1))
   local mb=$((${rate%mbit} * 3 / 16))  # about 1.5 s of data at the shaped rate
   ip netns exec "$ns1" timeout 120 python3 "$here/dev/predict/linkcheck.py" serve 10.231.0.2 $port &

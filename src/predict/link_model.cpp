@@ -10,6 +10,7 @@
 
 #include "core/ends_with.h"
 #include "core/error.h"
+#include "predict/gloo_tcp_cost.h"
 #include "result/comm_result_json.h"
 
 namespace mg {
@@ -153,6 +154,34 @@ double parse_time(const std::string& text, const std::string& what) {
   return v * scale;
 }
 
+LinkTransport parse_transport(const std::string& text, const std::string& option) {
+  const std::string t = lower(text);
+  if (t == "ideal") return LinkTransport::Ideal;
+  if (t == "gloo-tcp") return LinkTransport::GlooTcp;
+  throw UsageError(option + " transport: '" + text + "' is not one of: ideal, gloo-tcp");
+}
+
+double parse_mtu(const std::string& text, const std::string& option) {
+  auto [v, unit] = number_unit(text, option + " mtu");
+  if (!unit.empty() && unit != "b") throw UsageError(option + " mtu: '" + text + "' is a size in bytes");
+  // IPv4 needs 68 bytes (RFC 791); 65535 is the largest IPv4 packet.
+  if (!(v >= 68 && v <= 65535)) throw UsageError(option + " mtu: '" + text + "' is not between 68 and 65535 bytes");
+  return v;
+}
+
+// A size as tc writes it: bytes, or kb/mb (1024-based, as tc(8) reads "kb"); 0 allowed (no bucket).
+double parse_size(const std::string& text, const std::string& what) {
+  auto [v, unit] = number_unit(text, what);
+  double scale = 0;
+  if (unit.empty() || unit == "b") scale = 1;
+  else if (unit == "kb" || unit == "k") scale = 1024;
+  else if (unit == "mb" || unit == "m") scale = 1024.0 * 1024;
+  else
+    throw UsageError(what + ": unknown size unit '" + unit + "' (b, kb, mb)");
+  if (v < 0) throw UsageError(what + ": must not be negative, not '" + text + "'");
+  return v * scale;
+}
+
 LinkModel parse_spec(const std::string& text, const std::string& option) {
   LinkModel m;
   m.label = text;
@@ -171,14 +200,33 @@ LinkModel parse_spec(const std::string& text, const std::string& option) {
       have_bw = true;
     } else if (key == "lat") {
       m.latency_s = parse_time(value, option + " lat");
+    } else if (key == "transport") {
+      m.transport = parse_transport(value, option);
+    } else if (key == "mtu") {
+      m.mtu_B = parse_mtu(value, option);
+    } else if (key == "burst") {
+      m.burst_B = parse_size(value, option + " burst");
     } else {
-      throw UsageError(option + " '" + text + "': unknown key '" + key + "' (bw, lat)");
+      throw UsageError(option + " '" + text + "': unknown key '" + key + "' (bw, lat, transport, mtu, burst)");
     }
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
   if (!have_bw) throw UsageError(option + " '" + text + "': bw=... is required");
-  m.description = fmt::format("custom link, {:.4g} GB/s, {:.4g} us per step", m.bandwidth_Bps / 1e9, m.latency_s * 1e6);
+  if (m.transport != LinkTransport::GlooTcp) {
+    if (seen.count("mtu") || seen.count("burst"))
+      throw UsageError(option + " '" + text + "': mtu and burst apply to transport=gloo-tcp");
+    m.description =
+        fmt::format("custom link, {:.4g} GB/s, {:.4g} us per step", m.bandwidth_Bps / 1e9, m.latency_s * 1e6);
+    return m;
+  }
+  if (m.mtu_B <= 0) m.mtu_B = gloo_tcp::kDefaultMtuB;
+  m.description = fmt::format(
+      "custom link, Gloo ring over TCP: {:.4g} GB/s shaped rate ({:.4g} GB/s of payload at MTU {:g}, ACKs included), "
+      "{:.4g} us one way, {} one-way trips and {:.4g} us of software per ring step, {:.4g} ms to wake after compute, "
+      "shaper burst {:g} bytes",
+      m.bandwidth_Bps / 1e9, m.bandwidth_Bps / gloo_tcp::wire_per_payload_byte(m.mtu_B) / 1e9, m.mtu_B,
+      m.latency_s * 1e6, gloo_tcp::kTripsPerStep, gloo_tcp::kStepSoftwareS * 1e6, gloo_tcp::kWakeS * 1e3, m.burst_B);
   return m;
 }
 
@@ -358,6 +406,8 @@ double curve_time(const std::vector<std::pair<double, double>>& c, double b, dou
 
 double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool after_gap) {
   if (n <= 1 || bytes <= 0) return 0;
+  if (link.curve.empty() && link.transport == LinkTransport::GlooTcp)
+    return gloo_tcp::ring_time(bytes, n, {link.bandwidth_Bps, link.latency_s, link.mtu_B, link.burst_B}, after_gap);
   const double lat = 2.0 * (n - 1) * link.latency_s;
   if (link.curve.empty()) return lat + 2.0 * (n - 1) / n * bytes / link.bandwidth_Bps;
   // The measured size whose bandwidth term equals this one's at n ranks, then swap the latency terms.
@@ -374,7 +424,8 @@ double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool afte
 }
 
 double gap_extra_time(const LinkModel& link, double bytes, int n) {
-  if (link.gap_curve.empty()) return 0;
+  const bool tcp_form = link.curve.empty() && link.transport == LinkTransport::GlooTcp;
+  if (link.gap_curve.empty() && !tcp_form) return 0;
   return ring_allreduce_time(link, bytes, n, true) - ring_allreduce_time(link, bytes, n, false);
 }
 

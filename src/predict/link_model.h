@@ -12,11 +12,18 @@
 
 namespace mg {
 
+// What carries a "bw=..,lat=.." link's bytes: the bare rate/latency form, or Gloo's ring over TCP
+// (predict/gloo_tcp_cost.h: frame and ACK bytes, a rendezvous per step, the host's software cost).
+enum class LinkTransport { Ideal, GlooTcp };
+
 struct LinkModel {
   std::string label;         // as the user wrote it (preset name, spec or file name)
   std::string description;   // one line: what it is and where the numbers come from
   double bandwidth_Bps = 0;  // per GPU, one direction
-  double latency_s = 0;      // per ring step
+  double latency_s = 0;      // per ring step; with transport GlooTcp, the one-way delay
+  LinkTransport transport = LinkTransport::Ideal;
+  double mtu_B = 0;          // GlooTcp: the link's MTU (bytes)
+  double burst_B = 0;        // GlooTcp: a token-bucket shaper's burst (bytes); 0 for a plain line
   // A measured all-reduce curve (bytes, seconds) at `curve_ranks` ranks, sorted by bytes; empty for presets.
   std::vector<std::pair<double, double>> curve;
   int curve_ranks = 0;
@@ -48,8 +55,9 @@ struct LinkPreset {
 };
 const std::vector<LinkPreset>& link_presets();
 
-// One link: a preset name, "bw=<rate>,lat=<time>" (rate: 25GB/s, 100Gbit, 300Mbit, 12.5e9B/s or a bare number
-// in GB/s; time: 2ms, 5us, 300ns, 0.001s or a bare number in microseconds) or a `mgbench comm` JSON file.
+// One link: a preset name, "bw=<rate>,lat=<time>[,transport=ideal|gloo-tcp][,mtu=<bytes>][,burst=<size>]"
+// (rate: 25GB/s, 100Gbit, 300Mbit, 12.5e9B/s or a bare number in GB/s; time: 2ms, 5us, 300ns, 0.001s or a bare
+// number in microseconds; mtu in bytes; burst as tc writes it, 256kb) or a `mgbench comm` JSON file.
 // UsageError naming `option` for an unknown name, a zero/negative/non-finite bandwidth or a bad file.
 LinkModel parse_link(const std::string& text, const std::string& option);
 // A comma list of links; "bw=..,lat=.." groups stay together ("nvlink4,bw=10GB/s,lat=5us,pcie4" is three).
@@ -61,11 +69,12 @@ LinkModel link_from_comm(const CommResult& c, const std::string& source);
 
 // Ring all-reduce of `bytes` over n ranks on this link alone: 2(n-1) latency terms + 2(n-1)/n * bytes / bw.
 // With a measured curve, the curve at the size whose bandwidth term matches, corrected for the latency terms.
+// With transport GlooTcp (and no curve), gloo_tcp::ring_time.
 // after_gap: the all-reduce is issued onto an idle comm stream after compute (not queued behind another one);
 // the link's gap curve prices it where there is one, the back-to-back curve otherwise.
 double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool after_gap = false);
 // What issuing after a gap adds to the ring all-reduce on this link (gap curve minus back-to-back curve, as
-// measured: it may be negative where the two loops' noise says so); 0 without a gap curve.
+// measured: it may be negative where the two loops' noise says so); gloo_tcp::kWakeS for a GlooTcp link; 0 otherwise.
 double gap_extra_time(const LinkModel& link, double bytes, int n);
 
 }  // namespace mg

@@ -1,0 +1,149 @@
+#!/usr/bin/env python3
+"""Offline re-evaluation of the numbers-only link model: every committed netns campaign's cases predicted again
+with `mgbench predict` from the committed profiles and the same tc numbers, as `transport=gloo-tcp` links
+(docs/predict.md), beside the committed predictions (comm curve, old `bw=,lat=`) and the naive forecast.
+
+  MGBENCH=build/mgbench dev/predict/reeval_numbers_only.py OUTDIR CAMPAIGN_DIR...
+
+Writes OUTDIR/table.md (median and max |error| per campaign and link model, then every case) and
+OUTDIR/cases.json.xz (per case and repetition: measured and predicted images/s). The link of a case is
+bw=<rate>,lat=<delay>ms,transport=gloo-tcp,mtu=9000,burst=256kb: the MTU and tbf burst validate_netns.sh gives
+both TAP devices."""
+import concurrent.futures
+import importlib.util
+import json
+import lzma
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tarfile
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(os.path.dirname(HERE))
+MTU = 9000  # validate_netns.sh: `ip link set ... mtu 9000` on both TAP devices
+BURST = "256kb"  # validate_netns.sh: `tc qdisc ... tbf rate R burst 256kb latency 400ms` on both
+KINDS = (("comm", "comm curve (committed)"), ("spec", "old numbers-only (committed)"),
+         ("new", "new numbers-only (transport=gloo-tcp)"), ("naive", "naive 2 x 1-device"))
+
+
+def summarize_module():
+    """scripts/measure/predict-summarize.py (or scripts/predict-summarize.py where it was): its case reader."""
+    for rel in ("scripts/measure/predict-summarize.py", "scripts/predict-summarize.py"):
+        path = os.path.join(ROOT, rel)
+        if os.path.exists(path):
+            spec = importlib.util.spec_from_file_location("predict_summarize", path)
+            mod = importlib.util.module_from_spec(spec)
+            spec.loader.exec_module(mod)
+            return mod
+    raise FileNotFoundError("predict-summarize.py is in neither scripts/measure/ nor scripts/")
+
+
+def link_spec(rate, delay_ms):
+    return f"bw={rate},lat={delay_ms}ms,transport=gloo-tcp,mtu={MTU},burst={BURST}"
+
+
+def predict(mgbench, raw, stem, link):
+    out = f"{raw}/{stem}.pred_new.json"
+    cmd = [mgbench, "predict", "--profile", f"{raw}/{stem}.profile.json", "--gpus", "2", "--link", link,
+           "--json", out]
+    r = subprocess.run(cmd, capture_output=True, text=True)
+    if r.returncode != 0:
+        raise RuntimeError(f"{' '.join(cmd)}: exit {r.returncode}: {r.stderr.strip()}")
+    return next(x for x in json.load(open(out))["runs"] if x["devices"] == 2)["images_per_sec"]
+
+
+def campaign(mgbench, summ, folder, pool):
+    """One campaign's cases with the new prediction added: summarize's rows, each with 'new' and 'new_err'."""
+    with tempfile.TemporaryDirectory() as tmp:
+        with tarfile.open(f"{folder}/raw.tar.xz", "r:xz") as t:
+            t.extractall(tmp, filter="data")
+        with open(f"{folder}/cases.tsv") as src, open(f"{tmp}/cases.tsv", "w") as dst:
+            dst.write(src.read())
+        jobs = {}
+        for line in open(f"{tmp}/cases.tsv"):
+            f = line.rstrip("\n").split("\t")
+            name, rate = f[0], f[1]
+            delay = f[8] if len(f) > 8 else "0"
+            repeats = int(f[9]) if len(f) > 9 else 1
+            for k in range(1, repeats + 1):
+                stem = name if k == 1 else f"{name}.r{k}"
+                jobs[(name, k)] = pool.submit(predict, mgbench, f"{tmp}/raw", stem, link_spec(rate, delay))
+        rows = summ.case_rows(tmp, summ.Raw(tmp))
+        for row in rows:
+            news = [jobs[(row["name"], k)].result() for k in range(1, row["repeats"] + 1)]
+            row["new"] = statistics.median(news)
+            row["new_runs"] = news
+            row["new_err"] = (row["new"] - row["measured"]) / row["measured"]
+            row["link"] = link_spec(row["rate"], row["delay"])
+    return rows
+
+
+def stats(rows, kind):
+    errs = [abs(r[kind + "_err"]) for r in rows]
+    return statistics.median(errs), max(errs), sum(e <= 0.15 for e in errs), sum(e <= 0.20 for e in errs)
+
+
+def render(runs):
+    lines = ["| campaign | cases |" + "".join(f" {label}: median / max / within 15 % / within 20 % |" for _, label in KINDS),
+             "|---|---|" + "---|" * len(KINDS)]
+    every = []
+    for name, rows in runs:
+        every += rows
+        cells = ""
+        for kind, _ in KINDS:
+            med, mx, in15, in20 = stats(rows, kind)
+            cells += f" {100*med:.1f} % / {100*mx:.1f} % / {in15}/{len(rows)} / {in20}/{len(rows)} |"
+        lines.append(f"| {name} | {len(rows)} |{cells}")
+    cells = ""
+    for kind, _ in KINDS:
+        med, mx, in15, in20 = stats(every, kind)
+        cells += f" {100*med:.1f} % / {100*mx:.1f} % / {in15}/{len(every)} / {in20}/{len(every)} |"
+    lines.append(f"| all cases together | {len(every)} |{cells}")
+    lines += ["", "| campaign | case | link (new) | measured img/s | comm curve | old numbers-only | new numbers-only | naive |",
+              "|---|---|---|---|---|---|---|---|"]
+    for name, rows in runs:
+        for r in rows:
+            lines.append(f"| {name} | {r['name']} | `{r['link']}` | {r['measured']:.1f} | "
+                         + " | ".join(f"{r[k]:.1f} ({100*r[k + '_err']:+.1f} %)" for k, _ in KINDS) + " |")
+    return "\n".join(lines) + "\n"
+
+
+def main(argv):
+    if len(argv) < 2:
+        print("usage: MGBENCH=build/mgbench reeval_numbers_only.py OUTDIR CAMPAIGN_DIR...", file=sys.stderr)
+        return 2
+    mgbench = os.environ.get("MGBENCH")
+    if not mgbench or not os.access(mgbench, os.X_OK):
+        print("reeval_numbers_only.py: MGBENCH must name the mgbench binary", file=sys.stderr)
+        return 2
+    out, folders = argv[0], argv[1:]
+    summ = summarize_module()
+    runs = []
+    with tempfile.TemporaryDirectory() as bindir, concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
+        # One copy for the whole run: a rebuild of MGBENCH meanwhile must not change or interrupt it.
+        binary = shutil.copy2(mgbench, f"{bindir}/mgbench")
+        version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.split("\n")[0].strip()
+        for folder in folders:
+            runs.append((os.path.basename(os.path.normpath(folder)), campaign(binary, summ, folder, pool)))
+    os.makedirs(out, exist_ok=True)
+    keep = ("name", "rate", "delay", "model", "bucket", "overlap", "dtype", "repeats", "link", "measured", "profile",
+            "comm", "spec", "new", "new_runs", "naive", "comm_err", "spec_err", "new_err", "naive_err")
+    doc = [{"campaign": name, **{k: r[k] for k in keep}} for name, rows in runs for r in rows]
+    with lzma.open(f"{out}/cases.json.xz", "wt") as f:
+        json.dump(doc, f, indent=1)
+    text = f"Predicted by `{version}`.\n\n" + render(runs)
+    with open(f"{out}/table.md", "w") as f:
+        f.write(text)
+    print(text.split("\n\n")[0])
+    return 0
+
+
+if __name__ == "__main__":
+    try:
+        sys.exit(main(sys.argv[1:]))
+    except (OSError, tarfile.TarError, ValueError, KeyError, RuntimeError) as e:
+        print(f"reeval_numbers_only.py: {e}", file=sys.stderr)
+        sys.exit(2)
