@@ -30,15 +30,12 @@ KINDS = (("comm", "comm curve (committed)"), ("spec", "old numbers-only (committ
 
 
 def summarize_module():
-    """scripts/measure/predict-summarize.py (or scripts/predict-summarize.py where it was): its case reader."""
-    for rel in ("scripts/measure/predict-summarize.py", "scripts/predict-summarize.py"):
-        path = os.path.join(ROOT, rel)
-        if os.path.exists(path):
-            spec = importlib.util.spec_from_file_location("predict_summarize", path)
-            mod = importlib.util.module_from_spec(spec)
-            spec.loader.exec_module(mod)
-            return mod
-    raise FileNotFoundError("predict-summarize.py is in neither scripts/measure/ nor scripts/")
+    """scripts/measure/predict-summarize.py: its case reader."""
+    path = os.path.join(ROOT, "scripts", "measure", "predict-summarize.py")
+    spec = importlib.util.spec_from_file_location("predict_summarize", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
 
 
 def link_spec(rate, delay_ms):
