@@ -12,24 +12,25 @@ std::string tj_error(void* handle) { return tjGetErrorStr2(static_cast<tjhandle>
 
 }  // namespace
 
+// tjDestroy only fails for an invalid handle, which the codecs' constructors rule out; a destructor cannot throw.
+void TjDestroy::operator()(void* handle) const { (void)tjDestroy(static_cast<tjhandle>(handle)); }
+
 JpegDecoder::JpegDecoder() : handle_(tjInitDecompress()) {
   if (!handle_) check_failed("TurboJPEG", "tjInitDecompress()", __FILE__, __LINE__, tjGetErrorStr2(nullptr));
 }
 
-// tjDestroy only fails for an invalid handle, which the constructor rules out; a destructor cannot throw.
-JpegDecoder::~JpegDecoder() { (void)tjDestroy(static_cast<tjhandle>(handle_)); }
 
 void JpegDecoder::fail(const std::string& name, const std::string& why) {
   // libjpeg-turbo 2.1 leaves a handle that failed mid-header in a state where the next header read reports
   // success with zero dimensions: start the next image on a fresh handle.
-  (void)tjDestroy(static_cast<tjhandle>(handle_));  // valid handle: cannot fail
-  handle_ = tjInitDecompress();
+  handle_.reset();
+  handle_.reset(tjInitDecompress());
   if (!handle_) check_failed("TurboJPEG", "tjInitDecompress()", __FILE__, __LINE__, tjGetErrorStr2(nullptr));
   throw Error("cannot decode JPEG " + name + ": " + why);
 }
 
 void JpegDecoder::decode(const uint8_t* data, size_t size, const std::string& name, RgbImage& out) {
-  tjhandle h = static_cast<tjhandle>(handle_);
+  tjhandle h = static_cast<tjhandle>(handle_.get());
   int w = 0, hgt = 0, subsamp = 0, colorspace = 0;
   if (size == 0) throw Error("cannot decode JPEG " + name + ": file is empty");
   if (tjDecompressHeader3(h, data, static_cast<unsigned long>(size), &w, &hgt, &subsamp, &colorspace) != 0) {
@@ -70,35 +71,33 @@ JpegEncoder::JpegEncoder() : handle_(tjInitCompress()) {
   if (!handle_) check_failed("TurboJPEG", "tjInitCompress()", __FILE__, __LINE__, tjGetErrorStr2(nullptr));
 }
 
-JpegEncoder::~JpegEncoder() { (void)tjDestroy(static_cast<tjhandle>(handle_)); }
+namespace {
 
-std::vector<uint8_t> JpegEncoder::encode(const RgbImage& img, int quality, bool subsample444) {
-  tjhandle h = static_cast<tjhandle>(handle_);
+// The JPEG of `pixels` (format TJPF_*, chroma TJSAMP_*); a failure names `call`, the call as the caller made it.
+std::vector<uint8_t> compress_jpeg(tjhandle h, const uint8_t* pixels, int width, int height, int format,
+                                   int chroma, int quality, const char* call) {
   unsigned char* buf = nullptr;
   unsigned long size = 0;
-  if (tjCompress2(h, img.pixels.data(), img.width, 0, img.height, TJPF_RGB, &buf, &size,
-                  subsample444 ? TJSAMP_444 : TJSAMP_420, quality, 0) != 0) {
+  if (tjCompress2(h, pixels, width, 0, height, format, &buf, &size, chroma, quality, 0) != 0) {
     const std::string msg = tj_error(h);
     tjFree(buf);
-    check_failed("TurboJPEG", "tjCompress2(...)", __FILE__, __LINE__, msg);
+    check_failed("TurboJPEG", call, __FILE__, __LINE__, msg);
   }
   std::vector<uint8_t> bytes(buf, buf + size);
   tjFree(buf);
   return bytes;
 }
 
+}  // namespace
+
+std::vector<uint8_t> JpegEncoder::encode(const RgbImage& img, int quality, bool subsample444) {
+  return compress_jpeg(static_cast<tjhandle>(handle_.get()), img.pixels.data(), img.width, img.height, TJPF_RGB,
+                       subsample444 ? TJSAMP_444 : TJSAMP_420, quality, "tjCompress2(...)");
+}
+
 std::vector<uint8_t> JpegEncoder::encode_cmyk(const uint8_t* cmyk, int width, int height, int quality) {
-  tjhandle h = static_cast<tjhandle>(handle_);
-  unsigned char* buf = nullptr;
-  unsigned long size = 0;
-  if (tjCompress2(h, cmyk, width, 0, height, TJPF_CMYK, &buf, &size, TJSAMP_444, quality, 0) != 0) {
-    const std::string msg = tj_error(h);
-    tjFree(buf);
-    check_failed("TurboJPEG", "tjCompress2(CMYK)", __FILE__, __LINE__, msg);
-  }
-  std::vector<uint8_t> bytes(buf, buf + size);
-  tjFree(buf);
-  return bytes;
+  return compress_jpeg(static_cast<tjhandle>(handle_.get()), cmyk, width, height, TJPF_CMYK, TJSAMP_444, quality,
+                       "tjCompress2(CMYK)");
 }
 
 }  // namespace mg

@@ -3,6 +3,7 @@
 #pragma once
 #include <cstddef>
 #include <cstdint>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -18,12 +19,15 @@ struct RgbImage {
 // Larger images are refused (a corrupt or hostile header must not make a decode pool allocate gigabytes).
 inline constexpr uint64_t kMaxJpegPixels = 100'000'000;
 
+// A TurboJPEG handle, destroyed with the codec that owns it.
+struct TjDestroy {
+  void operator()(void* handle) const;
+};
+using TjHandle = std::unique_ptr<void, TjDestroy>;
+
 class JpegDecoder {
  public:
   JpegDecoder();
-  ~JpegDecoder();
-  JpegDecoder(const JpegDecoder&) = delete;
-  JpegDecoder& operator=(const JpegDecoder&) = delete;
 
   // Decodes to RGB into out (its buffer is reused between calls). `name` is the file (or record) the bytes
   // came from and is named in the Error thrown for a corrupt or truncated image or one above kMaxJpegPixels. Warnings such as premature
@@ -32,16 +36,13 @@ class JpegDecoder {
 
  private:
   [[noreturn]] void fail(const std::string& name, const std::string& why);
-  void* handle_;
+  TjHandle handle_;
   std::vector<uint8_t> cmyk_;  // scratch for CMYK/YCCK images
 };
 
 class JpegEncoder {
  public:
   JpegEncoder();
-  ~JpegEncoder();
-  JpegEncoder(const JpegEncoder&) = delete;
-  JpegEncoder& operator=(const JpegEncoder&) = delete;
 
   // quality 1..100; subsample444 keeps full chroma resolution (exact colours in tests).
   std::vector<uint8_t> encode(const RgbImage& img, int quality, bool subsample444);
@@ -49,7 +50,7 @@ class JpegEncoder {
   std::vector<uint8_t> encode_cmyk(const uint8_t* cmyk, int width, int height, int quality);
 
  private:
-  void* handle_;
+  TjHandle handle_;
 };
 
 }  // namespace mg

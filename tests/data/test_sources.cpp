@@ -9,6 +9,7 @@
 #include "data/image_folder.h"
 #include "data/record_file.h"
 #include "data_test_util.h"
+#include "support/shard_spec.h"
 
 using namespace mg;
 
@@ -16,13 +17,9 @@ namespace {
 constexpr int64_t kSize = 12;  // output image size
 
 DataSpec spec_for(const std::string& path, int64_t batch, int shard = 0, int shards = 1, uint64_t seed = 1) {
-  DataSpec s;
-  s.path = path;
-  s.batch_size = batch;
+  DataSpec s = test::shard_spec(path, batch, shard, shards);
   s.image_size = kSize;
   s.num_classes = 10;
-  s.shard = shard;
-  s.num_shards = shards;
   s.seed = seed;
   s.threads = 2;
   return s;

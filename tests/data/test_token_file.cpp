@@ -12,6 +12,7 @@
 #include "core/error.h"
 #include "data/data_source.h"
 #include "data/token_file.h"
+#include "support/shard_spec.h"
 #include "support/temp_dir.h"
 
 using namespace mg;
@@ -36,13 +37,9 @@ void write_tokens(const std::string& path, const std::vector<uint32_t>& tokens, 
 }
 
 DataSpec token_spec(const std::string& path, int64_t batch, int64_t seq, int shard = 0, int shards = 1) {
-  DataSpec s;
-  s.path = path;
-  s.batch_size = batch;
+  DataSpec s = test::shard_spec(path, batch, shard, shards);
   s.seq_len = seq;
   s.num_classes = 1000;
-  s.shard = shard;
-  s.num_shards = shards;
   return s;
 }
 
