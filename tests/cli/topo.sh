@@ -1,23 +1,21 @@
 #!/usr/bin/env bash
 # `mgbench topo` end to end: text and JSON reports, also on a machine without GPUs (exit 0, "no GPUs"), and the
 # library files loaded.
-set -euo pipefail
-if [[ -z "${MGBENCH:-}" || ! -x "$MGBENCH" ]]; then echo "skipped: MGBENCH is not an executable ('${MGBENCH:-}')"; exit 77; fi
+source "$(dirname "$0")/lib.bash"
+set -e
 if ! command -v python3 >/dev/null; then echo "skipped: python3 is needed to read the JSON"; exit 77; fi
-tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
-fail() { echo "FAIL: $*"; exit 1; }
 
-"$MGBENCH" topo >"$tmp/topo.txt" || fail "mgbench topo exited $?"
-grep -q '^Host: ' "$tmp/topo.txt" || fail "no host line"
-grep -q '^NUMA node ' "$tmp/topo.txt" || fail "no NUMA line"
-grep -Eq '^  lo +up +loopback' "$tmp/topo.txt" || fail "loopback interface missing"
-grep -Eq '^GPUs: ' "$tmp/topo.txt" || fail "no GPU line"
+"$MGBENCH" topo >"$TMP/topo.txt" || fail "mgbench topo exited $?"
+grep -q '^Host: ' "$TMP/topo.txt" || fail "no host line"
+grep -q '^NUMA node ' "$TMP/topo.txt" || fail "no NUMA line"
+grep -Eq '^  lo +up +loopback' "$TMP/topo.txt" || fail "loopback interface missing"
+grep -Eq '^GPUs: ' "$TMP/topo.txt" || fail "no GPU line"
 
-"$MGBENCH" topo --json "$tmp/topo.json" >"$tmp/text2.txt" || fail "topo --json FILE exited $?"
-grep -q '^Host: ' "$tmp/text2.txt" || fail "topo --json FILE should still print the text report"
-"$MGBENCH" topo --json - >"$tmp/stdout.json" || fail "topo --json - exited $?"
-for f in "$tmp/topo.json" "$tmp/stdout.json"; do
-  python3 - "$f" "$tmp/topo.txt" <<'PY'
+"$MGBENCH" topo --json "$TMP/topo.json" >"$TMP/text2.txt" || fail "topo --json FILE exited $?"
+grep -q '^Host: ' "$TMP/text2.txt" || fail "topo --json FILE should still print the text report"
+"$MGBENCH" topo --json - >"$TMP/stdout.json" || fail "topo --json - exited $?"
+for f in "$TMP/topo.json" "$TMP/stdout.json"; do
+  python3 - "$f" "$TMP/topo.txt" <<'PY'
 import json, sys
 r = json.load(open(sys.argv[1]))
 for key in ("host", "nvml", "gpus", "gpu_matrix", "p2p_read", "cpu", "numa", "network", "nics", "gpu_nic_matrix"):
@@ -36,7 +34,7 @@ done
 
 # The library files mgbench loaded: oneDNN's is the file the dynamic loader resolves for the binary (ldd), symlinks
 # followed, and the text report lists it with the version it reports.
-python3 - "$tmp/topo.json" "$tmp/topo.txt" "$(ldd "$MGBENCH" | sed -n 's/.*libdnnl[^ ]* => \([^ ]*\) .*/\1/p')" <<'PY' || fail "topo does not record the oneDNN file mgbench loaded"
+python3 - "$TMP/topo.json" "$TMP/topo.txt" "$(ldd "$MGBENCH" | sed -n 's/.*libdnnl[^ ]* => \([^ ]*\) .*/\1/p')" <<'PY' || fail "topo does not record the oneDNN file mgbench loaded"
 import json, os, sys
 r = json.load(open(sys.argv[1]))
 text = open(sys.argv[2]).read()
@@ -50,6 +48,6 @@ assert line and lib["file"] in line[0] and lib["version"] in line[0], line
 assert "Libraries loaded:" in text
 PY
 
-if "$MGBENCH" topo --json "$tmp/no/such/dir/t.json" >"$tmp/out" 2>&1; then fail "an unwritable --json path was accepted"; fi
-[[ ! -e "$tmp/no/such/dir/t.json" ]] || fail "a file was written"
+if "$MGBENCH" topo --json "$TMP/no/such/dir/t.json" >"$TMP/out" 2>&1; then fail "an unwritable --json path was accepted"; fi
+[[ ! -e "$TMP/no/such/dir/t.json" ]] || fail "a file was written"
 echo "ok"

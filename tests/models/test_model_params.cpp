@@ -8,6 +8,20 @@
 
 using namespace mg;
 
+namespace {
+
+// Layer i's parameters, from the input shapes inference gives it at batch 2 and 224x224; it must be a `kind` layer.
+std::vector<ParamShape> params_of(const ModelDesc& m, size_t i, LayerKind kind) {
+  const std::vector<Shape> shapes = infer_shapes(m, 2, 224);
+  const LayerDesc& l = m.layers[i];
+  REQUIRE(l.kind == kind);
+  std::vector<Shape> in;
+  for (int k : l.inputs) in.push_back(shapes[static_cast<size_t>(k)]);
+  return layer_params(l, in);
+}
+
+}  // namespace
+
 TEST_CASE("parameter counts equal torchvision's") {
   struct Ref {
     const char* name;
@@ -61,26 +75,17 @@ TEST_CASE("flops of a hand-computed tiny net") {
 }
 
 TEST_CASE("layer_params uses the canonical layouts") {
-  ModelDesc m = build_model("alexnet");
-  const auto shapes = infer_shapes(m, 2, 224);
+  const ModelDesc m = build_model("alexnet");
   // features.0: conv 3->64 11x11 with bias: weight {O, KH, KW, I/groups}
-  const LayerDesc& conv = m.layers[1];
-  REQUIRE(conv.kind == LayerKind::Conv);
-  const auto p = layer_params(conv, {shapes[0]});
+  const auto p = params_of(m, 1, LayerKind::Conv);
   REQUIRE(p.size() == 2);
   CHECK(p[0].name == "weight");
   CHECK(p[0].shape == Shape{64, 11, 11, 3});
   CHECK(p[1].name == "bias");
   CHECK(p[1].shape == Shape{64});
-  const LayerDesc& fc = m.layers.back();
-  REQUIRE(fc.kind == LayerKind::Linear);
-  const auto q = layer_params(fc, {shapes[fc.inputs[0]]});
+  const auto q = params_of(m, m.layers.size() - 1, LayerKind::Linear);
   CHECK(q[0].shape == Shape{1000, 4096});
-  ModelDesc r = build_model("resnet18");
-  const auto rs = infer_shapes(r, 1, 224);
-  const LayerDesc& bn = r.layers[2];
-  REQUIRE(bn.kind == LayerKind::BatchNorm);
-  const auto g = layer_params(bn, {rs[1]});
+  const auto g = params_of(build_model("resnet18"), 2, LayerKind::BatchNorm);
   REQUIRE(g.size() == 2);
   CHECK(g[0].name == "gamma");
   CHECK(g[0].shape == Shape{64});
