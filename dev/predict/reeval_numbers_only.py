@@ -5,8 +5,9 @@ with `mgbench predict` from the committed profiles and the same tc numbers, as `
 
   MGBENCH=build/mgbench dev/predict/reeval_numbers_only.py OUTDIR CAMPAIGN_DIR...
 
-Writes OUTDIR/table.md (median and max |error| per campaign and link model, then every case) and
-OUTDIR/cases.json.xz (per case and repetition: measured and predicted images/s). The link of a case is
+Writes OUTDIR/table.md (median and max |error| per campaign and link model, then every case), OUTDIR/curves.md
+(each link's measured all-reduce curve beside both models, size by size) and OUTDIR/cases.json.xz (per case and
+repetition: measured and predicted images/s). The link of a case is
 bw=<rate>,lat=<delay>ms,transport=gloo-tcp,mtu=9000,burst=256kb: the MTU and tbf burst validate_netns.sh gives
 both TAP devices."""
 import concurrent.futures
@@ -24,7 +25,8 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
 MTU = 9000  # validate_netns.sh: `ip link set ... mtu 9000` on both TAP devices
-BURST = "256kb"  # validate_netns.sh: `tc qdisc ... tbf rate R burst 256kb latency 400ms` on both
+# validate_netns.sh: `tc qdisc ... tbf rate R burst 256kb latency 400ms` on both TAP devices
+BURST, BURST_B = "256kb", 256 * 1024
 KINDS = (("comm", "comm curve (committed)"), ("spec", "old numbers-only (committed)"),
          ("new", "new numbers-only (transport=gloo-tcp)"), ("naive", "naive 2 x 1-device"))
 
@@ -76,6 +78,51 @@ def campaign(mgbench, summ, folder, pool):
             row["new_err"] = (row["new"] - row["measured"]) / row["measured"]
             row["link"] = link_spec(row["rate"], row["delay"])
     return rows
+
+
+# src/predict/gloo_tcp_cost.{h,cpp} restated, to set the models beside the comm curves size by size.
+STEP_S, WAKE_S, WIRE = 0.506e-3 / 2, 3.390e-3 - 0.506e-3, (MTU + 14 + 66 / 2) / (MTU - 52)
+
+
+def gloo_tcp_ms(size, rate, one_way, burst, after_gap):
+    wait, send = 2 * one_way + STEP_S, size / 2 * WIRE
+    tokens, t = (burst, WAKE_S) if after_gap else (0.0, 0.0)
+    for _ in range(2):
+        tokens = min(burst, tokens + rate * wait)
+        free = min(tokens, send)
+        tokens -= free
+        t += wait + (send - free) / rate
+    return t * 1e3
+
+
+CURVES_HEAD = ("The comm curves measured on each link (fp32, mean of in-place and out-of-place) beside the old "
+               "bw,lat form and the gloo-tcp form, 2 ranks (the formula of src/predict/gloo_tcp_cost.cpp restated "
+               "in dev/predict/reeval_numbers_only.py).\n\n")
+
+
+def curves(folders):
+    """Per campaign, link and size: the measured fp32 all-reduce (back to back / after the gap) beside both models."""
+    lines = ["| campaign | link | size KiB | measured back to back / after gap ms | old bw,lat ms "
+             "| new gloo-tcp back to back / after gap ms |", "|---|---|---|---|---|---|"]
+    for folder in folders:
+        with tarfile.open(f"{folder}/raw.tar.xz", "r:xz") as t:
+            for m in sorted(t.getmembers(), key=lambda m: m.name):
+                base = os.path.basename(m.name)
+                if not base.endswith("_comm_fp32.json"):
+                    continue
+                tag = base.split("_")[0]
+                rate = int(tag[1:tag.index("d")]) * 1e6 / 8
+                delay = float(tag[tag.index("d") + 1:]) * 1e-3
+                by = {}
+                for r in json.load(t.extractfile(m))["results"]:
+                    by.setdefault(r["bytes"], []).append((r["time_us"], r.get("gap_time_us", 0)))
+                for size, v in sorted(by.items()):
+                    b2b, gap = (statistics.mean(x[i] for x in v) / 1e3 for i in (0, 1))
+                    old = (2 * delay + size / rate) * 1e3
+                    new = [gloo_tcp_ms(size, rate, delay, BURST_B, g) for g in (False, True)]
+                    lines.append(f"| {os.path.basename(os.path.normpath(folder))} | {tag} | {size // 1024} | "
+                                 f"{b2b:.2f} / {gap:.2f} | {old:.2f} | {new[0]:.2f} / {new[1]:.2f} |")
+    return "\n".join(lines) + "\n"
 
 
 def stats(rows, kind):
@@ -134,6 +181,8 @@ def main(argv):
     text = f"Predicted by `{version}`.\n\n" + render(runs)
     with open(f"{out}/table.md", "w") as f:
         f.write(text)
+    with open(f"{out}/curves.md", "w") as f:
+        f.write(CURVES_HEAD + curves(folders))
     print(text.split("\n\n")[0])
     return 0
 
