@@ -1,6 +1,6 @@
 // Memory-bound layers that need no library: ReLU, residual add, channel concat/split, global average pooling
 // and dropout, forward and backward, on NHWC tensors of any floating element type.
-#include "core/counter_rng.h"
+#include "backend/dropout_mask.h"
 #include "kernels/cuda/dtype.cuh"
 #include "kernels/cuda/kernels.cuh"
 
@@ -89,7 +89,7 @@ __global__ void gap_bwd_k(const T* dy, T* dx, int64_t n, int64_t hw, int64_t c) 
 template <typename T>
 __global__ void dropout_k(const T* x, T* y, int64_t n, float p, float keep_scale, uint64_t seed) {
   MG_GRID_LOOP(i, n) {
-    const bool keep = counter_uniform(seed, static_cast<uint64_t>(i)) >= p;
+    const bool keep = dropout_keeps(seed, static_cast<uint64_t>(i), p);
     y[i] = from_f32<T>(keep ? to_f32(x[i]) * keep_scale : 0.0f);
   }
 }

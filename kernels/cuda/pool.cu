@@ -9,6 +9,17 @@
 namespace mg::kernels {
 namespace {
 
+// Element i of an NHWC tensor {n, h, w, c} as its coordinates.
+struct Nhwc {
+  int64_t n, h, w, c;
+};
+__device__ __forceinline__ Nhwc nhwc_at(int64_t i, int64_t h, int64_t w, int64_t c) {
+  int64_t t = i / c;
+  const int64_t x = t % w;
+  t /= w;
+  return {t / h, t % h, x, i % c};
+}
+
 // Output windows [lo, hi] along one axis that contain input index x.
 __device__ __forceinline__ void covering(int64_t x, int64_t k, int64_t s, int64_t p, int64_t out, int64_t& lo,
                                          int64_t& hi) {
@@ -18,14 +29,21 @@ __device__ __forceinline__ void covering(int64_t x, int64_t k, int64_t s, int64_
   if (hi > out - 1) hi = out - 1;
 }
 
+// The output windows that contain input element (h, w): rows oh_lo..oh_hi, columns ow_lo..ow_hi.
+struct Covering {
+  int64_t oh_lo, oh_hi, ow_lo, ow_hi;
+};
+__device__ __forceinline__ Covering covering(int64_t h, int64_t w, const PoolGeom& g) {
+  Covering r;
+  covering(h, g.kh, g.sh, g.ph, g.oh, r.oh_lo, r.oh_hi);
+  covering(w, g.kw, g.sw, g.pw, g.ow, r.ow_lo, r.ow_hi);
+  return r;
+}
+
 template <typename T>
 __global__ void max_fwd_k(const T* x, T* y, uint8_t* argmax, PoolGeom g) {
   MG_GRID_LOOP(i, g.n * g.oh * g.ow * g.c) {
-    const int64_t c = i % g.c;
-    int64_t t = i / g.c;
-    const int64_t ow = t % g.ow;
-    t /= g.ow;
-    const int64_t oh = t % g.oh, n = t / g.oh;
+    const auto [n, oh, ow, c] = nhwc_at(i, g.oh, g.ow, g.c);
     const int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
     float best = -INFINITY;
     int best_k = -1;
@@ -52,14 +70,8 @@ __global__ void max_fwd_k(const T* x, T* y, uint8_t* argmax, PoolGeom g) {
 template <typename T>
 __global__ void max_bwd_k(const T* dy, const uint8_t* argmax, T* dx, PoolGeom g) {
   MG_GRID_LOOP(i, g.n * g.h * g.w * g.c) {
-    const int64_t c = i % g.c;
-    int64_t t = i / g.c;
-    const int64_t w = t % g.w;
-    t /= g.w;
-    const int64_t h = t % g.h, n = t / g.h;
-    int64_t oh_lo, oh_hi, ow_lo, ow_hi;
-    covering(h, g.kh, g.sh, g.ph, g.oh, oh_lo, oh_hi);
-    covering(w, g.kw, g.sw, g.pw, g.ow, ow_lo, ow_hi);
+    const auto [n, h, w, c] = nhwc_at(i, g.h, g.w, g.c);
+    const auto [oh_lo, oh_hi, ow_lo, ow_hi] = covering(h, w, g);
     float s = 0;
     for (int64_t oh = oh_lo; oh <= oh_hi; ++oh) {
       for (int64_t ow = ow_lo; ow <= ow_hi; ++ow) {
@@ -82,11 +94,7 @@ __device__ __forceinline__ int64_t avg_divisor(int64_t oh, int64_t ow, const Poo
 template <typename T>
 __global__ void avg_fwd_k(const T* x, T* y, PoolGeom g) {
   MG_GRID_LOOP(i, g.n * g.oh * g.ow * g.c) {
-    const int64_t c = i % g.c;
-    int64_t t = i / g.c;
-    const int64_t ow = t % g.ow;
-    t /= g.ow;
-    const int64_t oh = t % g.oh, n = t / g.oh;
+    const auto [n, oh, ow, c] = nhwc_at(i, g.oh, g.ow, g.c);
     const int64_t h0 = oh * g.sh - g.ph, w0 = ow * g.sw - g.pw;
     const int64_t hs = max(h0, int64_t(0)), he = min(h0 + g.kh, g.h);
     const int64_t ws = max(w0, int64_t(0)), we = min(w0 + g.kw, g.w);
@@ -100,14 +108,8 @@ __global__ void avg_fwd_k(const T* x, T* y, PoolGeom g) {
 template <typename T>
 __global__ void avg_bwd_k(const T* dy, T* dx, PoolGeom g) {
   MG_GRID_LOOP(i, g.n * g.h * g.w * g.c) {
-    const int64_t c = i % g.c;
-    int64_t t = i / g.c;
-    const int64_t w = t % g.w;
-    t /= g.w;
-    const int64_t h = t % g.h, n = t / g.h;
-    int64_t oh_lo, oh_hi, ow_lo, ow_hi;
-    covering(h, g.kh, g.sh, g.ph, g.oh, oh_lo, oh_hi);
-    covering(w, g.kw, g.sw, g.pw, g.ow, ow_lo, ow_hi);
+    const auto [n, h, w, c] = nhwc_at(i, g.h, g.w, g.c);
+    const auto [oh_lo, oh_hi, ow_lo, ow_hi] = covering(h, w, g);
     float s = 0;
     for (int64_t oh = oh_lo; oh <= oh_hi; ++oh)
       for (int64_t ow = ow_lo; ow <= ow_hi; ++ow)

@@ -43,11 +43,19 @@ class LayerBase : public LayerOp {
             LayerShapes shapes);
 };
 
+// What a backend's layer is built from: the replica's backend, the description, its input shapes and options.
+template <typename B>
+struct LayerArgs {
+  B& be;
+  const LayerDesc& d;
+  const std::vector<Shape>& in;
+  const LayerOptions& opt;
+};
+
 // A backend's layers by kind. Each layer family (one file) lists its rows with layer_row<Class>; the backend
 // joins the families' rows into its table once.
 template <typename B>
-using LayerFactory = std::unique_ptr<LayerOp> (*)(B&, const LayerDesc&, const std::vector<Shape>&,
-                                                  const LayerOptions&);
+using LayerFactory = std::unique_ptr<LayerOp> (*)(const LayerArgs<B>&);
 template <typename B>
 struct LayerRow {
   LayerKind kind;
@@ -58,8 +66,7 @@ using LayerRows = std::vector<LayerRow<B>>;
 
 template <typename L, typename B>
 LayerRow<B> layer_row(LayerKind kind) {
-  return {kind, [](B& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-                    -> std::unique_ptr<LayerOp> { return std::make_unique<L>(be, d, in, opt); }};
+  return {kind, [](const LayerArgs<B>& a) -> std::unique_ptr<LayerOp> { return std::make_unique<L>(a); }};
 }
 
 // A backend's table: its families' rows, joined.
@@ -88,7 +95,7 @@ std::unique_ptr<LayerOp> create_layer_from(const LayerRows<B>& table, B& be, con
                      layer_kind_name(desc.kind) + " with a fused residual add");
   }
   for (const LayerRow<B>& r : table)
-    if (r.kind == desc.kind) return r.make(be, desc, in_shapes, opt);
+    if (r.kind == desc.kind) return r.make({be, desc, in_shapes, opt});
   throw UsageError("layer " + desc.name + ": no " + device_kind_name(be.kind()) + " implementation of " +
                    layer_kind_name(desc.kind));
 }

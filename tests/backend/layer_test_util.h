@@ -171,6 +171,25 @@ inline void check_gradients(LayerRig& rig, float h, double atol, double rtol, si
   for (size_t i = 0; i < rig.p.size(); ++i) check_tensor(rig.p[i], g[i], "param " + std::to_string(i));
 }
 
+// A CPU backend (device 0) whose convolutions run `algo`.
+inline CpuBackend conv_backend(CpuConvAlgo algo) {
+  BackendOptions o;
+  o.cpu_conv_algo = algo;
+  return CpuBackend(0, o);
+}
+
+// One convolution of the conv tests: input shape, out channels, kernel, stride, padding, groups and bias.
+struct ConvCase {
+  Shape in;
+  int64_t o, k, s, p, g;
+  bool bias;
+  LayerDesc desc() const { return conv_layer("conv", o, k, s, p, g, bias); }
+  std::string label() const {
+    return "input " + in.str() + " out " + std::to_string(o) + " k" + std::to_string(k) + " s" + std::to_string(s) +
+           " p" + std::to_string(p) + " g" + std::to_string(g);
+  }
+};
+
 inline double max_abs_diff(const std::vector<float>& a, const std::vector<double>& b) {
   REQUIRE(a.size() == b.size());
   double m = 0;

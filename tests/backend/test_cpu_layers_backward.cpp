@@ -40,20 +40,15 @@ std::vector<float> agree_forward_backward(LayerRig& a, LayerRig& b) {
 }  // namespace
 
 TEST_CASE("cpu conv backward matches finite differences") {
-  struct Case {
-    Shape in;
-    int64_t o, k, s, p, g;
-    bool bias;
-  };
-  const Case cases[] = {
+  const ConvCase cases[] = {
       {{2, 3, 6, 6}, 4, 3, 1, 1, 1, true},
       {{2, 4, 7, 7}, 6, 3, 2, 1, 2, false},
       {{1, 6, 5, 5}, 6, 3, 1, 1, 6, true},  // depthwise
       {{2, 8, 4, 4}, 5, 1, 1, 0, 1, false},
   };
-  for (const Case& c : cases) {
-    INFO("input " << c.in.str() << " out " << c.o << " k" << c.k << " s" << c.s << " p" << c.p << " g" << c.g);
-    LayerRig rig(conv_layer("conv", c.o, c.k, c.s, c.p, c.g, c.bias), {c.in});
+  for (const ConvCase& c : cases) {
+    INFO(c.label());
+    LayerRig rig(c.desc(), {c.in});
     check_gradients(rig, kH, kAtol, kRtol);
   }
 }
@@ -267,11 +262,7 @@ TEST_CASE("cpu Winograd convolution gives direct convolution's outputs and gradi
   if (!cpu_has_winograd()) {
     MG_SKIP("oneDNN has no Winograd convolution on this CPU");
   }
-  BackendOptions o;
-  o.cpu_conv_algo = CpuConvAlgo::Direct;
-  CpuBackend direct(0, o);
-  o.cpu_conv_algo = CpuConvAlgo::Winograd;
-  CpuBackend wino(0, o);
+  CpuBackend direct = conv_backend(CpuConvAlgo::Direct), wino = conv_backend(CpuConvAlgo::Winograd);
   const std::vector<std::pair<LayerDesc, Shape>> layers{{conv_layer("conv", 64, 3, 1, 1, 1, true), Shape{2, 64, 14, 14}},
                                                         {conv_layer("conv", 16, 3, 1, 1), Shape{3, 3, 11, 9}}};
   for (const auto& [d, s] : layers) {
@@ -297,11 +288,7 @@ TEST_CASE("cpu convolution on its timed implementations gives the pinned one's o
   // Shapes of ResNet-50's 56x56 pointwise layers at batch 8, long enough at set-up for the timed choice to take
   // another of oneDNN's implementations of a pass (gemm was faster for them on the development VM) where the
   // pinned backend keeps oneDNN's first; whichever ran, the results agree to rounding.
-  BackendOptions o;
-  o.cpu_conv_algo = CpuConvAlgo::Direct;
-  CpuBackend pinned(0, o);
-  o.cpu_conv_algo = CpuConvAlgo::Fastest;
-  CpuBackend timed(0, o);
+  CpuBackend pinned = conv_backend(CpuConvAlgo::Direct), timed = conv_backend(CpuConvAlgo::Fastest);
   const std::vector<std::pair<LayerDesc, Shape>> layers{{conv_layer("conv", 256, 1, 1, 0, 1, false), Shape{8, 64, 56, 56}},
                                                         {conv_layer("conv", 64, 1, 1, 0, 1, true), Shape{8, 256, 56, 56}}};
   for (const auto& [d, s] : layers) {
@@ -351,6 +338,15 @@ TEST_CASE("cpu dropout: inverted scaling, mask statistics, determinism, backward
     if (a.dx[0][i] != Approx(want).epsilon(1e-6)) FAIL("dropout gradient at " << i);
   }
   CHECK(a.forward(false) == a.x[0]);  // inference: identity
+}
+
+TEST_CASE("cpu dropout: a backward before any training forward is an error naming the layer") {
+  LayerDesc d = make_desc(LayerKind::Dropout, "drop");
+  d.dropout.p = 0.3f;
+  LayerRig r(d, {Shape{2, 4, 3, 3}}, Precision::FP32, 7);
+  r.forward(false);  // inference draws no mask
+  CHECK_THROWS_WITH(r.backward(random_vec(r.y.size(), 5)),
+                    Catch::Contains("dropout layer drop: backward before a training forward"));
 }
 
 TEST_CASE("cpu batch norm's loop variants: the best this CPU runs first, the baseline always, others refused") {

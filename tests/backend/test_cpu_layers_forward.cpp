@@ -33,22 +33,17 @@ Nhwc nhwc(const Shape& s) { return Nhwc{s.n(), s.c(), s.h(), s.w()}; }
 }  // namespace
 
 TEST_CASE("cpu conv forward matches a plain loop (stride, padding, groups, depthwise, bias)") {
-  struct Case {
-    Shape in;
-    int64_t o, k, s, p, g;
-    bool bias;
-  };
-  const Case cases[] = {
+  const ConvCase cases[] = {
       {{2, 3, 7, 7}, 5, 3, 1, 1, 1, true},   {{2, 4, 9, 8}, 6, 3, 2, 1, 1, false},
       {{1, 8, 6, 6}, 4, 1, 1, 0, 1, false},  {{2, 6, 7, 5}, 9, 3, 2, 0, 3, true},
       {{2, 8, 8, 8}, 8, 3, 1, 1, 8, false},  {{1, 3, 11, 11}, 4, 5, 3, 2, 1, true},
       {{2, 16, 5, 5}, 32, 3, 2, 1, 1, false},
   };
-  for (const Case& c : cases) {
-    LayerDesc d = conv_layer("conv", c.o, c.k, c.s, c.p, c.g, c.bias);
+  for (const ConvCase& c : cases) {
+    const LayerDesc d = c.desc();
     LayerRig rig(d, {c.in});
     const Shape ys = rig.op->output_shape();
-    INFO("input " << c.in.str() << " out " << c.o << " k" << c.k << " s" << c.s << " p" << c.p << " g" << c.g);
+    INFO(c.label());
     CHECK(ys == Shape{c.in.n(), c.o, (c.in.h() + 2 * c.p - c.k) / c.s + 1, (c.in.w() + 2 * c.p - c.k) / c.s + 1});
     REQUIRE(rig.op->params().size() == (c.bias ? 2u : 1u));
     CHECK(rig.op->params()[0].shape == Shape{c.o, c.k, c.k, c.in.c() / c.g});

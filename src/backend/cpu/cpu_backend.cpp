@@ -311,16 +311,6 @@ std::unique_ptr<LayerOp> CpuBackend::create_layer(const LayerDesc& desc, const s
   return create_cpu_layer(*this, desc, in_shapes, opt);
 }
 
-std::map<std::string, int> CpuBackend::conv_algorithm_counts() const {
-  std::lock_guard<std::mutex> lock(algo_mu_);
-  return conv_algorithms_;
-}
-
-void CpuBackend::count_conv_algorithm(const std::string& name) {
-  std::lock_guard<std::mutex> lock(algo_mu_);
-  ++conv_algorithms_[name];
-}
-
 void CpuBackend::fill(const Tensor& t, float value) {
   const int64_t n = t.numel();
   if (t.dtype == DType::F32) {

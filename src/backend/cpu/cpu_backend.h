@@ -12,6 +12,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "backend/backend.h"
+#include "backend/conv_algorithm_tally.h"
 #include "backend/cpu/cpu_stream.h"
 
 namespace mg {
@@ -57,9 +58,9 @@ class CpuBackend final : public Backend {
   }
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                         const LayerOptions& opt) override;
-  std::map<std::string, int> conv_algorithm_counts() const override;
+  std::map<std::string, int> conv_algorithm_counts() const override { return conv_algorithms_.counts(); }
   // A convolution layer tells which algorithm it runs, once, when built.
-  void count_conv_algorithm(const std::string& name);
+  void count_conv_algorithm(const std::string& name) { conv_algorithms_.count(name); }
 
   void fill(const Tensor& t, float value) override;
   void fill_uniform(const Tensor& t, float lo, float hi, uint64_t seed) override;
@@ -102,8 +103,7 @@ class CpuBackend final : public Backend {
   dnnl::engine engine_;
   dnnl::stream stream_;
   std::unique_ptr<WorkerStream> copy_, comm_;
-  mutable std::mutex algo_mu_;
-  std::map<std::string, int> conv_algorithms_;
+  ConvAlgorithmTally conv_algorithms_;
   std::mutex mem_mu_;
   std::unordered_map<void*, size_t> sizes_;
   std::atomic<size_t> current_{0}, peak_{0};

@@ -45,9 +45,8 @@ memory::dims act_dims(const Shape& s) {
 memory::desc act_desc(const Shape& s, DType t) { return memory::desc(act_dims(s), to_dnnl(t), Tag::nhwc); }
 
 
-CpuLayer::CpuLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes,
-                   const LayerOptions& opt)
-    : LayerBase(d, in_shapes, opt, cpu_activation_dtype(opt.precision, d.name)), be_(be) {}
+CpuLayer::CpuLayer(const CpuLayerArgs& a)
+    : LayerBase(a.d, a.in, a.opt, cpu_activation_dtype(a.opt.precision, a.d.name)), be_(a.be) {}
 
 dnnl::primitive_attr CpuLayer::attr() {
   dnnl::primitive_attr a;

@@ -39,17 +39,27 @@ memory::dims act_dims(const Shape& s);
 // Layer-owned allocations come from the backend, so peak memory sees them.
 using Buffer = DeviceBuffer;
 
+using CpuLayerArgs = LayerArgs<CpuBackend>;
+
 // Base of every CPU layer: LayerBase (shapes, checks, binding) plus the scratchpad and a checked
 // execute-and-wait.
 class CpuLayer : public LayerBase {
  public:
-  CpuLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes, const LayerOptions& opt);
+  explicit CpuLayer(const CpuLayerArgs& a);
 
  protected:
   // Attributes every primitive descriptor is created with (user scratchpad).
   static dnnl::primitive_attr attr();
   // Grows the layer's scratchpad need to cover a primitive descriptor's (primitives run one at a time).
   void need_scratch(const dnnl::memory::desc& md);
+  // The primitive P of descriptor pd, its scratchpad counted in the layer's need.
+  template <typename P, typename Pd>
+  P primitive_of(const Pd& pd) {
+    need_scratch(pd.scratchpad_desc());
+    P p;
+    MG_CHECK_DNNL(p = P(pd));
+    return p;
+  }
   // Once, at the end of the derived constructor: declares the need to the replica's shared scratchpad.
   void allocate_scratch();
   // Runs a primitive with the scratchpad added and waits for it.
@@ -115,12 +125,9 @@ class WeightedLayer : public CpuLayer {
   template <typename FwdPd, typename BwdDataPd, typename BwdWPd>
   void build(const FwdPd& fwd, const BwdDataPd& bwd_data, const BwdWPd& bwd_w, const memory::desc& canonical,
              const memory::desc& src, const memory::desc& dst, int64_t bias_count) {
-    MG_CHECK_DNNL(fwd_ = dnnl::primitive(fwd));
-    MG_CHECK_DNNL(bwd_data_ = dnnl::primitive(bwd_data));
-    MG_CHECK_DNNL(bwd_w_ = dnnl::primitive(bwd_w));
-    need_scratch(fwd.scratchpad_desc());
-    need_scratch(bwd_data.scratchpad_desc());
-    need_scratch(bwd_w.scratchpad_desc());
+    fwd_ = primitive_of<dnnl::primitive>(fwd);
+    bwd_data_ = primitive_of<dnnl::primitive>(bwd_data);
+    bwd_w_ = primitive_of<dnnl::primitive>(bwd_w);
     setup_weights(canonical, fwd.weights_desc(), bwd_data.weights_desc(), bwd_w.diff_weights_desc());
     allocate_scratch();
     src_ = mem(src);

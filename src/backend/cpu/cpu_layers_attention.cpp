@@ -9,21 +9,18 @@
 
 #include "backend/cpu/cpu_act_io.h"
 #include "backend/cpu/cpu_layers.h"
+#include "backend/transformer_dims.h"
 
 namespace mg::cpu {
 
 namespace {
 
-class AttentionLayer final : public CpuLayer {
+class AttentionLayer final : public CpuLayer, AttentionDims {
  public:
-  AttentionLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt),
-        n_(out_shape_[0]),
-        t_(out_shape_[1]),
-        c_(out_shape_[2]),
-        h_(d.attention.heads),
-        hd_(c_ / h_),
-        probs_(be, static_cast<size_t>(n_ * h_ * t_ * t_) * sizeof(float)) {
+  explicit AttentionLayer(const CpuLayerArgs& args)
+      : CpuLayer(args),
+        AttentionDims(desc_, out_shape_),
+        probs_(be_, static_cast<size_t>(n_ * h_ * t_ * t_) * sizeof(float)) {
     const int64_t N = n_, H = h_, T = t_, C = c_, D = hd_;
     const float scale = 1.f / std::sqrt(static_cast<float>(D));
     auto md = [](memory::dims dims, memory::dims strides) { return memory::desc(dims, DT::f32, strides); };
@@ -34,7 +31,7 @@ class AttentionLayer final : public CpuLayer {
     const memory::desc scores_t = md({N, H, T, T}, {H * T * T, T * T, 1, T});
     qk_ = matmul(head_in, head_in_t, scores, scale);  // S = Q K^T / sqrt(d)
     pv_ = matmul(scores, head_in, head_out, 1.f);     // O = P V
-    if (opt.backward) {
+    if (opt_.backward) {
       dp_ = matmul(head_out, head_in_t, scores, 1.f);  // dP = dO V^T
       dv_ = matmul(scores_t, head_out, head_in, 1.f);  // dV = P^T dO
       dq_ = matmul(scores, head_in, head_in, scale);   // dQ = dS K / sqrt(d)
@@ -42,12 +39,12 @@ class AttentionLayer final : public CpuLayer {
     }
     allocate_scratch();
     const size_t qkv = static_cast<size_t>(N * T * 3 * C), o = static_cast<size_t>(N * T * C);
-    const size_t dp = opt.backward ? static_cast<size_t>(N * H * T * T) : 0;
+    const size_t dp = opt_.backward ? static_cast<size_t>(N * H * T * T) : 0;
     // Staging: [dP | qkv fp32 | out or dout fp32 | din fp32], the fp32 copies only for bf16 activations.
     qkv_at_ = dp;
     o_at_ = qkv_at_ + (dt_ == DType::F32 ? 0 : qkv);
     din_at_ = o_at_ + (dt_ == DType::F32 ? 0 : o);
-    be.reserve_staging((din_at_ + (dt_ == DType::F32 || !opt.backward ? 0 : qkv)) * sizeof(float));
+    be_.reserve_staging((din_at_ + (dt_ == DType::F32 || !opt_.backward ? 0 : qkv)) * sizeof(float));
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
@@ -92,9 +89,8 @@ class AttentionLayer final : public CpuLayer {
     if (scale != 1.f) MG_CHECK_DNNL(a.set_output_scales(0, {scale}));
     dnnl::matmul::primitive_desc pd;
     MG_CHECK_DNNL(pd = dnnl::matmul::primitive_desc(dnnl::matmul::desc(src, wei, dst), a, be_.engine()));
-    need_scratch(pd.scratchpad_desc());
     Product m;
-    MG_CHECK_DNNL(m.p = dnnl::matmul(pd));
+    m.p = primitive_of<dnnl::matmul>(pd);
     m.src = mem(src);
     m.wei = mem(wei);
     m.dst = mem(dst);
@@ -159,7 +155,6 @@ class AttentionLayer final : public CpuLayer {
     for (int64_t i = 0; i < n; ++i) from_f32(src[i], dst[i]);
   }
 
-  const int64_t n_, t_, c_, h_, hd_;
   Buffer probs_;  // P {N,H,T,T}, from forward to backward
   size_t qkv_at_ = 0, o_at_ = 0, din_at_ = 0;  // staging offsets, in floats
   Product qk_, pv_, dp_, dv_, dq_, dk_;

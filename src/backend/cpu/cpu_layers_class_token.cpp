@@ -6,15 +6,15 @@
 
 #include "backend/cpu/cpu_act_io.h"
 #include "backend/cpu/cpu_layers.h"
+#include "backend/transformer_dims.h"
 
 namespace mg::cpu {
 
 namespace {
 
-class PatchTokensLayer final : public CpuLayer {
+class PatchTokensLayer final : public CpuLayer, PatchTokenDims {
  public:
-  PatchTokensLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt), n_(in[0].n()), p_(d.patch_tokens.patches), c_(in[0].c()) {}
+  explicit PatchTokensLayer(const CpuLayerArgs& args) : CpuLayer(args), PatchTokenDims(desc_, in_shapes_[0]) {}
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_bound();
@@ -72,13 +72,11 @@ class PatchTokensLayer final : public CpuLayer {
   }
 
  private:
-  const int64_t n_, p_, c_;
 };
 
-class ClassTokenLayer final : public CpuLayer {
+class ClassTokenLayer final : public CpuLayer, ClassTokenDims {
  public:
-  ClassTokenLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt), n_(in[0][0]), t_(in[0][1]), c_(in[0][2]) {}
+  explicit ClassTokenLayer(const CpuLayerArgs& args) : CpuLayer(args), ClassTokenDims(in_shapes_[0]) {}
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
@@ -103,7 +101,6 @@ class ClassTokenLayer final : public CpuLayer {
   }
 
  private:
-  const int64_t n_, t_, c_;
 };
 
 }  // namespace

@@ -132,9 +132,8 @@ ConvAlgoCache& conv_algo_cache() {
 
 class ConvLayer final : public WeightedLayer {
  public:
-  ConvLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : WeightedLayer(be, d, in, opt) {
-    const ConvParams& c = d.conv;
+  explicit ConvLayer(const CpuLayerArgs& args) : WeightedLayer(args) {
+    const ConvParams& c = desc_.conv;
     const Shape& x = in_shapes_[0];
     const int64_t g = c.groups, o = c.out_channels, ig = x.c() / g;
 
@@ -151,7 +150,7 @@ class ConvLayer final : public WeightedLayer {
     const memory::desc src = act_desc(x, dt_), dst = act_desc(out_shape_, dt_);
     // Pinned, each pass runs oneDNN's first implementation, so that two machines compare like with like.
     ImplNames impls;
-    if (be.conv_algo() == CpuConvAlgo::Fastest) {
+    if (be_.conv_algo() == CpuConvAlgo::Fastest) {
       impls = conv_algo_cache().impls(problem_key(), [&] { return fastest_impls(wdims); });
     }
     ConvPds direct = make_pds(dnnl::algorithm::convolution_direct, src, dst, wdims, true, impls);
@@ -163,17 +162,17 @@ class ConvLayer final : public WeightedLayer {
 
     ConvPds wino;
     bool use_wino = false;
-    if (winograd_shape() && be.conv_algo() != CpuConvAlgo::Direct) {
+    if (winograd_shape() && be_.conv_algo() != CpuConvAlgo::Direct) {
       const memory::desc src_any(src.dims(), src.data_type(), Tag::any), dst_any(dst.dims(), dst.data_type(), Tag::any);
       // oneDNN has no Winograd for some shapes and ISAs; that is an answer (direct it is), not a failure.
       try {
         wino = make_pds(dnnl::algorithm::convolution_winograd, src_any, dst_any, wdims, false);
-        use_wino = be.conv_algo() == CpuConvAlgo::Winograd ||
+        use_wino = be_.conv_algo() == CpuConvAlgo::Winograd ||
                    (fits_scratch_limit(scratch_bytes(wino)) &&
                     conv_algo_cache().winograd(problem_key(), [&] { return winograd_is_faster(wdims, impls); }));
       } catch (const dnnl::error& e) {
         // Pinned, it must run what was asked for or say so (cpu_has_winograd tells callers beforehand).
-        if (be.conv_algo() == CpuConvAlgo::Winograd)
+        if (be_.conv_algo() == CpuConvAlgo::Winograd)
           throw Error(where() + "oneDNN has no Winograd convolution for input " + x.str() + ": " + e.what());
         use_wino = false;
       }
@@ -181,7 +180,7 @@ class ConvLayer final : public WeightedLayer {
     const ConvPds& p = use_wino ? wino : direct;
     build(p.fwd, p.bwd_data, p.bwd_w, canonical, p.fwd.src_desc(), p.fwd.dst_desc(), c.bias ? o : 0);
     if (use_wino) stage_activations(src, dst);
-    be.count_conv_algorithm(kCpuConvAlgoNames.name(use_wino ? CpuConvAlgo::Winograd : CpuConvAlgo::Direct));
+    be_.count_conv_algorithm(kCpuConvAlgoNames.name(use_wino ? CpuConvAlgo::Winograd : CpuConvAlgo::Direct));
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
@@ -502,10 +501,7 @@ class ConvLayer final : public WeightedLayer {
   dnnl::reorder make_reorder(const memory::desc& from, const memory::desc& to) {
     dnnl::reorder::primitive_desc pd;
     MG_CHECK_DNNL(pd = dnnl::reorder::primitive_desc(be_.engine(), from, be_.engine(), to, attr()));
-    need_scratch(pd.scratchpad_desc());
-    dnnl::reorder r;
-    MG_CHECK_DNNL(r = dnnl::reorder(pd));
-    return r;
+    return primitive_of<dnnl::reorder>(pd);
   }
 
   void reorder(dnnl::reorder& r, dnnl::memory& from_m, const void* from, dnnl::memory& to_m, void* to) {

@@ -5,15 +5,15 @@
 
 #include "backend/cpu/cpu_act_io.h"
 #include "backend/cpu/cpu_layers.h"
+#include "backend/transformer_dims.h"
 
 namespace mg::cpu {
 
 namespace {
 
-class EmbeddingLayer final : public CpuLayer {
+class EmbeddingLayer final : public CpuLayer, EmbeddingDims {
  public:
-  EmbeddingLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt), n_(in[0][0]), t_(in[0][1]), c_(d.embedding.dim), v_(d.embedding.vocab) {}
+  explicit EmbeddingLayer(const CpuLayerArgs& args) : CpuLayer(args), EmbeddingDims(desc_, in_shapes_[0]) {}
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_ids(in, out);
@@ -72,7 +72,6 @@ class EmbeddingLayer final : public CpuLayer {
                                                 std::to_string(v_) + "-token vocabulary");
   }
 
-  const int64_t n_, t_, c_, v_;
 };
 
 }  // namespace

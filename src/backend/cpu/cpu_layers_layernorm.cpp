@@ -10,19 +10,17 @@
 
 #include "backend/cpu/cpu_act_io.h"
 #include "backend/cpu/cpu_layers.h"
+#include "backend/transformer_dims.h"
 #include "core/omp_team.h"
 
 namespace mg::cpu {
 
 namespace {
 
-class LayerNormLayer final : public CpuLayer {
+class LayerNormLayer final : public CpuLayer, LayerNormDims {
  public:
-  LayerNormLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt),
-        c_(out_shape_.dims.back()),
-        rows_(out_shape_.numel() / c_),
-        stats_(be, static_cast<size_t>(2 * rows_) * sizeof(float)) {}
+  explicit LayerNormLayer(const CpuLayerArgs& args)
+      : CpuLayer(args), LayerNormDims(out_shape_), stats_(be_, static_cast<size_t>(2 * rows_) * sizeof(float)) {}
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
@@ -117,7 +115,6 @@ class LayerNormLayer final : public CpuLayer {
     }
   }
 
-  const int64_t c_, rows_;
   Buffer stats_;  // per row: mean, then 1/std
 };
 

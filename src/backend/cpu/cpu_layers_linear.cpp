@@ -9,9 +9,8 @@ namespace {
 
 class LinearLayer final : public WeightedLayer {
  public:
-  LinearLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : WeightedLayer(be, d, in, opt) {
-    const LinearParams& l = d.linear;
+  explicit LinearLayer(const CpuLayerArgs& args) : WeightedLayer(args) {
+    const LinearParams& l = desc_.linear;
     // A 4-D input is read as its flattened memory (the weight's shape says how many features), a 3-D {N,T,C}
     // one as N*T rows.
     const int64_t o = l.out_features, n = out_shape_.numel() / o, f = param_shapes_[0].shape[1];
@@ -27,11 +26,11 @@ class LinearLayer final : public WeightedLayer {
     dnnl::inner_product_backward_weights::primitive_desc bwd_w;
     MG_CHECK_DNNL(fwd = dnnl::inner_product_forward::primitive_desc(
                       dnnl::inner_product_forward::desc(dnnl::prop_kind::forward_training, src, w_any, bias_md, dst),
-                      attr(), be.engine()));
+                      attr(), be_.engine()));
     MG_CHECK_DNNL(bwd_data = dnnl::inner_product_backward_data::primitive_desc(
-                      dnnl::inner_product_backward_data::desc(src, w_any, dst), attr(), be.engine(), fwd));
+                      dnnl::inner_product_backward_data::desc(src, w_any, dst), attr(), be_.engine(), fwd));
     MG_CHECK_DNNL(bwd_w = dnnl::inner_product_backward_weights::primitive_desc(
-                      dnnl::inner_product_backward_weights::desc(src, dw_any, bias_md, dst), attr(), be.engine(),
+                      dnnl::inner_product_backward_weights::desc(src, dw_any, bias_md, dst), attr(), be_.engine(),
                       fwd));
     build(fwd, bwd_data, bwd_w, canonical, src, dst, l.bias ? o : 0);
   }

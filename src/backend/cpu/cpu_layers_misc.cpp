@@ -1,7 +1,7 @@
 // Parameter-free layers: ReLU, residual add, channel concat, flatten (and token flatten), dropout.
 #include "backend/cpu/cpu_layers.h"
 
-#include "core/counter_rng.h"
+#include "backend/dropout_mask.h"
 #include "core/half.h"
 
 namespace mg::cpu {
@@ -10,21 +10,18 @@ namespace {
 
 class ReluLayer final : public CpuLayer {
  public:
-  ReluLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt) {
+  explicit ReluLayer(const CpuLayerArgs& args) : CpuLayer(args) {
     const memory::desc md = act_desc(out_shape_, dt_);
     // The gradient from the output (y > 0 exactly where x > 0): the network may run ReLU in place, when the
     // input no longer exists (backend.h).
     const auto relu = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
     MG_CHECK_DNNL(fwd_pd_ = dnnl::eltwise_forward::primitive_desc(
                       dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, relu, md, 0.f, 0.f), attr(),
-                      be.engine()));
+                      be_.engine()));
     MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
-                      dnnl::eltwise_backward::desc(relu, md, md, 0.f, 0.f), attr(), be.engine(), fwd_pd_));
-    MG_CHECK_DNNL(fwd_ = dnnl::eltwise_forward(fwd_pd_));
-    MG_CHECK_DNNL(bwd_ = dnnl::eltwise_backward(bwd_pd_));
-    need_scratch(fwd_pd_.scratchpad_desc());
-    need_scratch(bwd_pd_.scratchpad_desc());
+                      dnnl::eltwise_backward::desc(relu, md, md, 0.f, 0.f), attr(), be_.engine(), fwd_pd_));
+    fwd_ = primitive_of<dnnl::eltwise_forward>(fwd_pd_);
+    bwd_ = primitive_of<dnnl::eltwise_backward>(bwd_pd_);
     allocate_scratch();
     a_ = mem(md);
     b_ = mem(md);
@@ -58,30 +55,27 @@ class ReluLayer final : public CpuLayer {
 // gradient) and copies that to the second.
 class AddLayer final : public CpuLayer {
  public:
-  AddLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt) {
+  explicit AddLayer(const CpuLayerArgs& args) : CpuLayer(args) {
     const memory::desc md = act_desc(out_shape_, dt_);
     dnnl::primitive_attr a = attr();
-    if (opt.relu) {
+    if (opt_.relu) {
       dnnl::post_ops po;
       MG_CHECK_DNNL(po.append_eltwise(1.f, dnnl::algorithm::eltwise_relu, 0.f, 0.f));
       MG_CHECK_DNNL(a.set_post_ops(po));
     }
     MG_CHECK_DNNL(pd_ = dnnl::binary::primitive_desc(dnnl::binary::desc(dnnl::algorithm::binary_add, md, md, md), a,
-                                                     be.engine()));
-    MG_CHECK_DNNL(add_ = dnnl::binary(pd_));
-    need_scratch(pd_.scratchpad_desc());
-    if (opt.relu && opt.backward) {
+                                                     be_.engine()));
+    add_ = primitive_of<dnnl::binary>(pd_);
+    if (opt_.relu && opt_.backward) {
       const auto relu = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
       dnnl::eltwise_forward::primitive_desc hint;
       MG_CHECK_DNNL(hint = dnnl::eltwise_forward::primitive_desc(
                         dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, relu, md, 0.f, 0.f), attr(),
-                        be.engine()));
+                        be_.engine()));
       dnnl::eltwise_backward::primitive_desc bpd;
       MG_CHECK_DNNL(bpd = dnnl::eltwise_backward::primitive_desc(dnnl::eltwise_backward::desc(relu, md, md, 0.f, 0.f),
-                                                                 attr(), be.engine(), hint));
-      MG_CHECK_DNNL(relu_bwd_ = dnnl::eltwise_backward(bpd));
-      need_scratch(bpd.scratchpad_desc());
+                                                                 attr(), be_.engine(), hint));
+      relu_bwd_ = primitive_of<dnnl::eltwise_backward>(bpd);
     }
     allocate_scratch();
     a_ = mem(md);
@@ -126,22 +120,19 @@ class AddLayer final : public CpuLayer {
 // slice of dout out as a strided sub-memory view.
 class ConcatLayer final : public CpuLayer {
  public:
-  ConcatLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt) {
+  explicit ConcatLayer(const CpuLayerArgs& args) : CpuLayer(args) {
     std::vector<memory::desc> srcs;
     for (const Shape& s : in_shapes_) srcs.push_back(act_desc(s, dt_));
     const memory::desc dst = act_desc(out_shape_, dt_);
-    MG_CHECK_DNNL(pd_ = dnnl::concat::primitive_desc(dst, 1, srcs, be.engine(), attr()));
-    MG_CHECK_DNNL(concat_ = dnnl::concat(pd_));
-    need_scratch(pd_.scratchpad_desc());
+    MG_CHECK_DNNL(pd_ = dnnl::concat::primitive_desc(dst, 1, srcs, be_.engine(), attr()));
+    concat_ = primitive_of<dnnl::concat>(pd_);
     int64_t offset = 0;
     for (size_t i = 0; i < srcs.size(); ++i) {
       const memory::desc slice = dst.submemory_desc(act_dims(in_shapes_[i]), {0, offset, 0, 0});
       offset += in_shapes_[i].c();
       dnnl::reorder::primitive_desc rpd;
-      MG_CHECK_DNNL(rpd = dnnl::reorder::primitive_desc(be.engine(), slice, be.engine(), srcs[i], attr()));
-      need_scratch(rpd.scratchpad_desc());
-      MG_CHECK_DNNL(split_.emplace_back(rpd));
+      MG_CHECK_DNNL(rpd = dnnl::reorder::primitive_desc(be_.engine(), slice, be_.engine(), srcs[i], attr()));
+      split_.push_back(primitive_of<dnnl::reorder>(rpd));
       slices_.push_back(mem(slice));
       ins_.push_back(mem(srcs[i]));
     }
@@ -193,59 +184,46 @@ class FlattenLayer final : public CpuLayer {
   }
 };
 
-// Inverted dropout with a counter-based mask, so the CUDA backend draws the identical mask:
-//   stream_c = splitmix64(seed) + c      (c = 0, 1, 2, ... counts this layer's training forwards)
-//   keep(i)  = counter_uniform(stream_c, i) >= p      (i = element index in NHWC memory order)
-//   out[i]   = keep(i) ? in[i] / (1 - p) : 0,         din[i] = keep(i) ? dout[i] / (1 - p) : 0
-// backward regenerates the mask of the latest training forward instead of storing it.
-// Inference forward (training=false) is the identity and does not advance c.
+// Inverted dropout with the counter-based mask both backends draw (backend/dropout_mask.h).
 class DropoutLayer final : public CpuLayer {
  public:
-  DropoutLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt), p_(d.dropout.p), stream0_(splitmix64(opt.seed)) {}
+  explicit DropoutLayer(const CpuLayerArgs& args) : CpuLayer(args), mask_(desc_.dropout.p, opt_.seed) {}
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
     check_io(in, out);
     if (!training) {
       parallel_copy(out.data, in[0].data, out.bytes());
       return;
     }
-    last_stream_ = stream0_ + calls_++;
-    apply(in[0].data, out.data);
+    apply(in[0].data, out.data, mask_.next());
   }
   void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                 const std::vector<Tensor>& din, bool) override {
     check_io(in, out);
-    MG_ENSURE(calls_ > 0, "dropout layer " + desc_.name + ": backward before a training forward");
-    if (din[0].data) apply(dout.data, din[0].data);
+    const uint64_t stream = mask_.latest(desc_.name);
+    if (din[0].data) apply(dout.data, din[0].data, stream);
   }
 
  private:
-  void apply(const void* x, void* y) const {
+  void apply(const void* x, void* y, uint64_t stream) const {
     const int64_t n = out_shape_.numel();
-    const float scale = 1.f / (1.f - p_), p = p_;
-    const uint64_t stream = last_stream_;
+    const float p = mask_.p(), scale = 1.f / (1.f - p);
     if (dt_ == DType::F32) {
       const float* a = static_cast<const float*>(x);
       float* b = static_cast<float*>(y);
 #pragma omp parallel for simd
-      for (int64_t i = 0; i < n; ++i) {
-        b[i] = counter_uniform(stream, static_cast<uint64_t>(i)) >= p ? a[i] * scale : 0.f;
-      }
+      for (int64_t i = 0; i < n; ++i) b[i] = dropout_keeps(stream, static_cast<uint64_t>(i), p) ? a[i] * scale : 0.f;
     } else {
       const uint16_t* a = static_cast<const uint16_t*>(x);
       uint16_t* b = static_cast<uint16_t*>(y);
 #pragma omp parallel for
       for (int64_t i = 0; i < n; ++i) {
-        b[i] = counter_uniform(stream, static_cast<uint64_t>(i)) >= p ? float_to_bf16(bf16_to_float(a[i]) * scale)
-                                                                      : uint16_t{0};
+        b[i] = dropout_keeps(stream, static_cast<uint64_t>(i), p) ? float_to_bf16(bf16_to_float(a[i]) * scale)
+                                                                  : uint16_t{0};
       }
     }
   }
 
-  float p_;
-  uint64_t stream0_;
-  uint64_t calls_ = 0;
-  uint64_t last_stream_ = 0;
+  DropoutMask mask_;
 };
 
 }  // namespace

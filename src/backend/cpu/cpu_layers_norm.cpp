@@ -39,13 +39,12 @@ struct BnStats {
 
 class BatchNormLayer final : public CpuLayer {
  public:
-  BatchNormLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt) {
+  explicit BatchNormLayer(const CpuLayerArgs& args) : CpuLayer(args) {
     const Shape& x = in_shapes_[0];
     count_ = x.n() * x.h() * x.w();  // >= 2 when training (LayerBase checked); inference never divides by it - 1
     c_ = x.c();
 
-    stats_ = Buffer(be, BnStats::kRows * static_cast<size_t>(c_) * sizeof(float));
+    stats_ = Buffer(be_, BnStats::kRows * static_cast<size_t>(c_) * sizeof(float));
     const BnStats s = stats();
     for (int64_t i = 0; i < c_; ++i) {
       s.running_mean[i] = 0.f;
@@ -58,7 +57,7 @@ class BatchNormLayer final : public CpuLayer {
       allocate_scratch();
       return;
     }
-    build_onednn(x, d.bn, opt);
+    build_onednn(x, desc_.bn, opt_);
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
@@ -143,12 +142,9 @@ class BatchNormLayer final : public CpuLayer {
     MG_CHECK_DNNL(bwd_pd_ = dnnl::batch_normalization_backward::primitive_desc(
                       dnnl::batch_normalization_backward::desc(dnnl::prop_kind::backward, data, data, p.eps, affine),
                       attr(), be_.engine(), train_pd_));
-    MG_CHECK_DNNL(train_ = dnnl::batch_normalization_forward(train_pd_));
-    MG_CHECK_DNNL(infer_ = dnnl::batch_normalization_forward(infer_pd_));
-    MG_CHECK_DNNL(bwd_ = dnnl::batch_normalization_backward(bwd_pd_));
-    need_scratch(train_pd_.scratchpad_desc());
-    need_scratch(infer_pd_.scratchpad_desc());
-    need_scratch(bwd_pd_.scratchpad_desc());
+    train_ = primitive_of<dnnl::batch_normalization_forward>(train_pd_);
+    infer_ = primitive_of<dnnl::batch_normalization_forward>(infer_pd_);
+    bwd_ = primitive_of<dnnl::batch_normalization_backward>(bwd_pd_);
     allocate_scratch();
     if (opt.relu && opt.backward) {
       const memory::desc ws = train_pd_.workspace_desc();

@@ -14,18 +14,17 @@ namespace {
 
 class PoolLayer final : public CpuLayer {
  public:
-  PoolLayer(CpuBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CpuLayer(be, d, in, opt) {
+  explicit PoolLayer(const CpuLayerArgs& args) : CpuLayer(args) {
     const Shape& x = in_shapes_[0];
-    PoolParams p = d.pool;
+    PoolParams p = desc_.pool;
     dnnl::algorithm algo;
-    if (d.kind == LayerKind::GlobalAvgPool) {
+    if (desc_.kind == LayerKind::GlobalAvgPool) {
       p = PoolParams{};
       p.kh = x.h();
       p.kw = x.w();
       algo = dnnl::algorithm::pooling_avg_exclude_padding;  // no padding: the plain mean
     } else {
-      algo = d.kind == LayerKind::MaxPool ? dnnl::algorithm::pooling_max
+      algo = desc_.kind == LayerKind::MaxPool ? dnnl::algorithm::pooling_max
                                           : dnnl::algorithm::pooling_avg_include_padding;
     }
     // oneDNN's output is 4-D also for the global pool ({N,C,1,1}, the same memory as {N,C}).
@@ -42,20 +41,18 @@ class PoolLayer final : public CpuLayer {
     MG_CHECK_DNNL(fwd_pd_ = dnnl::pooling_forward::primitive_desc(
                       dnnl::pooling_forward::desc(dnnl::prop_kind::forward_training, algo, src, dst, strides, kernel,
                                                   pad_l, pad_r),
-                      attr(), be.engine()));
+                      attr(), be_.engine()));
     MG_CHECK_DNNL(bwd_pd_ = dnnl::pooling_backward::primitive_desc(
                       dnnl::pooling_backward::desc(algo, src, dst, strides, kernel, pad_l, pad_r), attr(),
-                      be.engine(), fwd_pd_));
-    MG_CHECK_DNNL(fwd_ = dnnl::pooling_forward(fwd_pd_));
-    MG_CHECK_DNNL(bwd_ = dnnl::pooling_backward(bwd_pd_));
-    need_scratch(fwd_pd_.scratchpad_desc());
-    need_scratch(bwd_pd_.scratchpad_desc());
+                      be_.engine(), fwd_pd_));
+    fwd_ = primitive_of<dnnl::pooling_forward>(fwd_pd_);
+    bwd_ = primitive_of<dnnl::pooling_backward>(bwd_pd_);
     allocate_scratch();
     src_ = mem(src);
     dst_ = mem(dst);
     const memory::desc ws = fwd_pd_.workspace_desc();
     if (ws.get_size()) {
-      ws_buf_ = Buffer(be, ws.get_size());
+      ws_buf_ = Buffer(be_, ws.get_size());
       ws_ = mem(ws, ws_buf_.get());
     }
 
@@ -65,7 +62,7 @@ class PoolLayer final : public CpuLayer {
       bool any = false;
       for (float f : fix_h_) any = any || f != 1.f;
       for (float f : fix_w_) any = any || f != 1.f;
-      if (any) fixed_dout_ = Buffer(be, static_cast<size_t>(out_shape_.numel()) * dtype_size(dt_));
+      if (any) fixed_dout_ = Buffer(be_, static_cast<size_t>(out_shape_.numel()) * dtype_size(dt_));
     }
   }
 

@@ -277,12 +277,16 @@ void CudaBackend::rethrow_host_fn_error() {
 void CudaBackend::reserve_workspace(size_t bytes) {
   if (bytes <= workspace_bytes_) return;
   // Layers are created before any step runs, but earlier layers may already have queued work (find runs).
+  regrow(workspace_, workspace_bytes_, bytes);
+}
+
+void CudaBackend::regrow(void*& p, size_t& have, size_t bytes) {
   MG_CHECK_CUDA(cudaStreamSynchronize(compute()));
-  device_free(workspace_);
-  workspace_ = nullptr;
-  workspace_bytes_ = 0;
-  workspace_ = device_alloc(bytes);
-  workspace_bytes_ = bytes;
+  device_free(p);
+  p = nullptr;
+  have = 0;
+  p = device_alloc(bytes);
+  have = bytes;
 }
 
 size_t CudaBackend::workspace_limit() {
@@ -298,25 +302,8 @@ size_t CudaBackend::workspace_limit() {
 }
 
 void* CudaBackend::scratch(size_t bytes) {
-  if (bytes > scratch_bytes_) {
-    MG_CHECK_CUDA(cudaStreamSynchronize(compute()));
-    device_free(scratch_);
-    scratch_ = nullptr;
-    scratch_bytes_ = 0;
-    scratch_ = device_alloc(bytes);
-    scratch_bytes_ = bytes;
-  }
+  if (bytes > scratch_bytes_) regrow(scratch_, scratch_bytes_, bytes);
   return scratch_;
-}
-
-std::map<std::string, int> CudaBackend::conv_algorithm_counts() const {
-  std::lock_guard<std::mutex> lock(algo_count_mu_);
-  return conv_algo_counts_;
-}
-
-void CudaBackend::count_conv_algorithm(const std::string& name) {
-  std::lock_guard<std::mutex> lock(algo_count_mu_);
-  ++conv_algo_counts_[name];
 }
 
 std::unique_ptr<LayerOp> CudaBackend::create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,

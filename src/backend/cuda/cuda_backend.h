@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "backend/backend.h"
+#include "backend/conv_algorithm_tally.h"
 
 namespace mg {
 
@@ -59,7 +60,7 @@ class CudaBackend final : public Backend {
   std::unique_ptr<LayerOp> create_layer(const LayerDesc& desc, const std::vector<Shape>& in_shapes,
                                         const LayerOptions& opt) override;
   // Keys "fwd:implicit_precomp_gemm/fma", "dgrad:algo_1/fma", "wgrad:algo_0/fma": layers per pass's choice.
-  std::map<std::string, int> conv_algorithm_counts() const override;
+  std::map<std::string, int> conv_algorithm_counts() const override { return conv_algo_counts_.counts(); }
 
   void fill(const Tensor& t, float value) override;
   void fill_uniform(const Tensor& t, float lo, float hi, uint64_t seed) override;
@@ -96,11 +97,13 @@ class CudaBackend final : public Backend {
     size_t workspace;
   };
   std::map<std::string, ConvAlgos>& conv_algo_cache() { return conv_algos_; }
-  void count_conv_algorithm(const std::string& name);
+  void count_conv_algorithm(const std::string& name) { conv_algo_counts_.count(name); }
   // Device scratch owned by the backend, valid until the next call on the Compute stream that asks for more.
   void* scratch(size_t bytes);
 
  private:
+  // Replaces buffer p (of `have` bytes) by one of `bytes`, once the compute stream's queued work no longer uses it.
+  void regrow(void*& p, size_t& have, size_t bytes);
   void rethrow_host_fn_error();
   void init();
   void release() noexcept;
@@ -120,8 +123,7 @@ class CudaBackend final : public Backend {
   size_t workspace_bytes_ = 0;
   size_t workspace_limit_ = 0;
   std::map<std::string, ConvAlgos> conv_algos_;
-  mutable std::mutex algo_count_mu_;
-  std::map<std::string, int> conv_algo_counts_;
+  ConvAlgorithmTally conv_algo_counts_;
   void* scratch_ = nullptr;
   size_t scratch_bytes_ = 0;
   unsigned long long* counter_dev_ = nullptr;

@@ -19,9 +19,8 @@ DType supported_dtype(const CudaBackend& be, Precision p, const std::string& lay
 }
 }  // namespace
 
-CudaLayer::CudaLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes,
-                     const LayerOptions& opt)
-    : LayerBase(d, in_shapes, opt, supported_dtype(be, opt.precision, d.name)), be_(be) {}
+CudaLayer::CudaLayer(const CudaLayerArgs& a)
+    : LayerBase(a.d, a.in, a.opt, supported_dtype(a.be, a.opt.precision, a.d.name)), be_(a.be) {}
 
 }  // namespace cuda
 

@@ -18,10 +18,12 @@ namespace mg::cuda {
 // Layer-owned device memory comes from the backend's counted allocator, so peak memory sees it.
 using Buffer = DeviceBuffer;
 
+using CudaLayerArgs = LayerArgs<CudaBackend>;
+
 // LayerBase (shapes, checks, binding) on a GPU replica whose device supports the precision.
 class CudaLayer : public LayerBase {
  public:
-  CudaLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in_shapes, const LayerOptions& opt);
+  explicit CudaLayer(const CudaLayerArgs& a);
 
  protected:
   cudaStream_t stream() const { return be_.compute(); }

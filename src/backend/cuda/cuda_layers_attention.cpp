@@ -16,29 +16,26 @@
 #include <cmath>
 
 #include "backend/cuda/cuda_layers.h"
+#include "backend/transformer_dims.h"
 #include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 
 namespace {
 
-class AttentionLayer final : public CudaLayer {
+class AttentionLayer final : public CudaLayer, AttentionDims {
  public:
-  AttentionLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt),
-        n_(out_shape_[0]),
-        t_(out_shape_[1]),
-        c_(out_shape_[2]),
-        h_(d.attention.heads),
-        hd_(c_ / h_),
+  explicit AttentionLayer(const CudaLayerArgs& args)
+      : CudaLayer(args),
+        AttentionDims(desc_, out_shape_),
         scores_(n_ * h_ * t_ * t_),
-        probs_(be, static_cast<size_t>(scores_) * sizeof(float)) {
+        probs_(be_, static_cast<size_t>(scores_) * sizeof(float)) {
     if (3 * c_ > 0x7fffffff || t_ > 0x7fffffff || h_ > 0x7fffffff) throw UsageError(where() + "too large for cuBLAS");
     scale_ = 1.f / std::sqrt(static_cast<float>(hd_));
-    compute_ = opt.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    compute_ = opt_.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
     const size_t low = dt_ == DType::F32 ? 0 : static_cast<size_t>(scores_) * dtype_size(dt_);
-    scratch_bytes_ = opt.backward ? static_cast<size_t>(scores_) * sizeof(float) + low : low;
-    if (scratch_bytes_) be.scratch(scratch_bytes_);  // grown now, so no step allocates
+    scratch_bytes_ = opt_.backward ? static_cast<size_t>(scores_) * sizeof(float) + low : low;
+    if (scratch_bytes_) be_.scratch(scratch_bytes_);  // grown now, so no step allocates
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
@@ -100,7 +97,6 @@ class AttentionLayer final : public CudaLayer {
     }
   }
 
-  const int64_t n_, t_, c_, h_, hd_;
   const int64_t scores_;  // N*H*T*T
   Buffer probs_;          // P {N,H,T,T} fp32, from forward to backward
   float scale_ = 1.f;

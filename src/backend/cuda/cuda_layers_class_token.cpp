@@ -3,16 +3,16 @@
 // and the position table added; its gradients are the patch rows for the grid and batch sums for the class token
 // and the table. ClassToken: each sequence's row 0, the row the head classifies from.
 #include "backend/cuda/cuda_layers.h"
+#include "backend/transformer_dims.h"
 #include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 
 namespace {
 
-class PatchTokensLayer final : public CudaLayer {
+class PatchTokensLayer final : public CudaLayer, PatchTokenDims {
  public:
-  PatchTokensLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt), n_(in[0].n()), p_(d.patch_tokens.patches), c_(in[0].c()) {}
+  explicit PatchTokensLayer(const CudaLayerArgs& args) : CudaLayer(args), PatchTokenDims(desc_, in_shapes_[0]) {}
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_bound();
@@ -30,13 +30,11 @@ class PatchTokensLayer final : public CudaLayer {
   }
 
  private:
-  const int64_t n_, p_, c_;
 };
 
-class ClassTokenLayer final : public CudaLayer {
+class ClassTokenLayer final : public CudaLayer, ClassTokenDims {
  public:
-  ClassTokenLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt), n_(in[0][0]), t_(in[0][1]), c_(in[0][2]) {}
+  explicit ClassTokenLayer(const CudaLayerArgs& args) : CudaLayer(args), ClassTokenDims(in_shapes_[0]) {}
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
@@ -50,7 +48,6 @@ class ClassTokenLayer final : public CudaLayer {
   }
 
  private:
-  const int64_t n_, t_, c_;
 };
 
 }  // namespace

@@ -268,14 +268,13 @@ size_t choose_pass(cudnnHandle_t h, const Descriptors& d, const SearchArea& a, c
 
 class ConvLayer final : public CudaLayer {
  public:
-  ConvLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt) {
+  explicit ConvLayer(const CudaLayerArgs& args) : CudaLayer(args) {
     const Shape& x = in_shapes_[0];
-    const ConvParams& c = d.conv;
+    const ConvParams& c = desc_.conv;
     const int64_t oh = out_shape_.h(), ow = out_shape_.w();
     ig_ = x.c() / c.groups;
     wn_ = c.out_channels * c.kh * c.kw * ig_;
-    if (c.bias) sums_ = Buffer(be, 2 * static_cast<size_t>(c.out_channels) * sizeof(double));
+    if (c.bias) sums_ = Buffer(be_, 2 * static_cast<size_t>(c.out_channels) * sizeof(double));
     for (int64_t v : {x.n(), x.c(), x.h(), x.w(), c.out_channels, oh, ow}) {
       if (v > 0x7fffffff) throw UsageError(where() + "dimension too large for cuDNN");
     }
@@ -301,8 +300,8 @@ class ConvLayer final : public CudaLayer {
               where() + "cuDNN output shape differs from the layer's");
 
     if (dt_ != DType::F32) {
-      w_low_ = Buffer(be, static_cast<size_t>(wn_) * dtype_size(dt_));
-      if (opt.backward) dw_low_ = Buffer(be, static_cast<size_t>(wn_) * dtype_size(dt_));
+      w_low_ = Buffer(be_, static_cast<size_t>(wn_) * dtype_size(dt_));
+      if (opt_.backward) dw_low_ = Buffer(be_, static_cast<size_t>(wn_) * dtype_size(dt_));
     }
     choose_algorithms();
   }

@@ -4,30 +4,26 @@
 #include <algorithm>
 
 #include "backend/cuda/cuda_layers.h"
+#include "backend/transformer_dims.h"
 #include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 
 namespace {
 
-class EmbeddingLayer final : public CudaLayer {
+class EmbeddingLayer final : public CudaLayer, EmbeddingDims {
  public:
-  EmbeddingLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt),
-        n_(in[0][0]),
-        t_(in[0][1]),
-        c_(d.embedding.dim),
-        v_(d.embedding.vocab),
-        positions_(param_shapes_[1].shape.numel() / c_) {
-    if (!opt.backward) return;
+  explicit EmbeddingLayer(const CudaLayerArgs& args)
+      : CudaLayer(args), EmbeddingDims(desc_, in_shapes_[0]), positions_(param_shapes_[1].shape.numel() / c_) {
+    if (!opt_.backward) return;
     const int64_t rows = n_ * t_;
-    order_ = Buffer(be, 3 * static_cast<size_t>(rows) * sizeof(int32_t));
+    order_ = Buffer(be_, 3 * static_cast<size_t>(rows) * sizeof(int32_t));
     sort_.keys = order_.as<int32_t>();
     sort_.rows_in = sort_.keys + rows;
     sort_.rows_out = sort_.rows_in + rows;
     sort_.temp_bytes = kernels::embedding_sort_bytes(rows);
     // Never null: cub reads a null temp pointer as a size query and would sort nothing.
-    temp_ = Buffer(be, std::max<size_t>(sort_.temp_bytes, 16));
+    temp_ = Buffer(be_, std::max<size_t>(sort_.temp_bytes, 16));
     sort_.temp = temp_.get();
   }
 
@@ -52,7 +48,7 @@ class EmbeddingLayer final : public CudaLayer {
     check_token_io(in, out);
   }
 
-  const int64_t n_, t_, c_, v_, positions_;
+  const int64_t positions_;
   Buffer order_, temp_;  // the sort's keys and row indices; cub's temporary storage
   kernels::TokenSort sort_;
 };

@@ -2,21 +2,19 @@
 // backend computes it (cpu_layers_layernorm.cpp): fp32 statistics whatever the activation type, each row's mean
 // and 1/std kept from forward for backward; kernels in kernels/cuda/layernorm.cu.
 #include "backend/cuda/cuda_layers.h"
+#include "backend/transformer_dims.h"
 #include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
 
 namespace {
 
-class LayerNormLayer final : public CudaLayer {
+class LayerNormLayer final : public CudaLayer, LayerNormDims {
  public:
-  LayerNormLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt),
-        c_(out_shape_.dims.back()),
-        rows_(out_shape_.numel() / c_),
-        stats_(be, 2 * static_cast<size_t>(rows_) * sizeof(float)) {
-    if (opt.backward)
-      partials_ = Buffer(be, static_cast<size_t>(kernels::layernorm_param_partials(rows_, c_)) * sizeof(float));
+  explicit LayerNormLayer(const CudaLayerArgs& args)
+      : CudaLayer(args), LayerNormDims(out_shape_), stats_(be_, 2 * static_cast<size_t>(rows_) * sizeof(float)) {
+    if (opt_.backward)
+      partials_ = Buffer(be_, static_cast<size_t>(kernels::layernorm_param_partials(rows_, c_)) * sizeof(float));
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
@@ -44,7 +42,6 @@ class LayerNormLayer final : public CudaLayer {
   float* mean() const { return stats_.as<float>(); }
   float* rstd() const { return stats_.as<float>() + rows_; }
 
-  const int64_t c_, rows_;
   Buffer stats_;     // per row: mean, then 1/std
   Buffer partials_;  // the parameter gradients' per-chunk sums
 };

@@ -14,17 +14,16 @@ namespace {
 
 class LinearLayer final : public CudaLayer {
  public:
-  LinearLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt) {
+  explicit LinearLayer(const CudaLayerArgs& args) : CudaLayer(args) {
     // A 4-D input is read as its flattened memory (the weight's shape says how many features), a 3-D {N,T,C}
     // one as N*T rows.
-    o_ = d.linear.out_features;
+    o_ = desc_.linear.out_features;
     n_ = out_shape_.numel() / o_;
     f_ = param_shapes_[0].shape[1];
     if (n_ > 0x7fffffff || f_ > 0x7fffffff || o_ > 0x7fffffff) throw UsageError(where() + "too large for cuBLAS");
-    if (d.linear.bias) sums_ = Buffer(be, 2 * static_cast<size_t>(o_) * sizeof(double));
-    if (dt_ != DType::F32) w_low_ = Buffer(be, static_cast<size_t>(o_ * f_) * dtype_size(dt_));
-    compute_ = opt.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+    if (desc_.linear.bias) sums_ = Buffer(be_, 2 * static_cast<size_t>(o_) * sizeof(double));
+    if (dt_ != DType::F32) w_low_ = Buffer(be_, static_cast<size_t>(o_ * f_) * dtype_size(dt_));
+    compute_ = opt_.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {

@@ -1,7 +1,7 @@
 // Parameter-free layers: ReLU, residual add, channel concat, flatten (and token flatten), dropout (kernels in
 // kernels/cuda/layers_misc.cu).
-#include "core/counter_rng.h"
 #include "backend/cuda/cuda_layers.h"
+#include "backend/dropout_mask.h"
 #include "kernels/cuda/kernels.cuh"
 
 namespace mg::cuda {
@@ -55,8 +55,7 @@ class AddLayer final : public CudaLayer {
 // Channel concat: in NHWC a channel block of every pixel row, so each input is a strided column block.
 class ConcatLayer final : public CudaLayer {
  public:
-  ConcatLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt) {
+  explicit ConcatLayer(const CudaLayerArgs& args) : CudaLayer(args) {
     const Shape& a = in_shapes_[0];
     rows_ = a.n() * a.h() * a.w();
   }
@@ -102,35 +101,27 @@ class FlattenLayer final : public CudaLayer {
   }
 };
 
-// Inverted dropout with the CPU backend's counter-based mask (cpu_layers_misc.cpp), so both draw the same:
-//   stream_c = splitmix64(seed) + c   (c counts this layer's training forwards)
-//   keep(i) = counter_uniform(stream_c, i) >= p;  out = keep ? in / (1 - p) : 0
-// Backward regenerates the latest forward's mask; inference forward is the identity and does not advance c.
+// Inverted dropout with the counter-based mask both backends draw (backend/dropout_mask.h).
 class DropoutLayer final : public CudaLayer {
  public:
-  DropoutLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt), p_(d.dropout.p), stream0_(splitmix64(opt.seed)) {}
+  explicit DropoutLayer(const CudaLayerArgs& args) : CudaLayer(args), mask_(desc_.dropout.p, opt_.seed) {}
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {
     check_io(in, out);
     if (!training) {
       copy_on(stream(), out.data, in[0].data, out.bytes());
       return;
     }
-    last_stream_ = stream0_ + calls_++;
-    kernels::dropout_forward(in[0].data, out.data, dt_, out.numel(), p_, last_stream_, stream());
+    kernels::dropout_forward(in[0].data, out.data, dt_, out.numel(), mask_.p(), mask_.next(), stream());
   }
   void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                 const std::vector<Tensor>& din, bool) override {
     check_io(in, out);
-    MG_ENSURE(calls_ > 0, "dropout layer " + desc_.name + ": backward before a training forward");
-    if (din[0].data) kernels::dropout_backward(dout.data, din[0].data, dt_, out.numel(), p_, last_stream_, stream());
+    const uint64_t latest = mask_.latest(desc_.name);
+    if (din[0].data) kernels::dropout_backward(dout.data, din[0].data, dt_, out.numel(), mask_.p(), latest, stream());
   }
 
  private:
-  float p_;
-  uint64_t stream0_;
-  uint64_t calls_ = 0;
-  uint64_t last_stream_ = 0;
+  DropoutMask mask_;
 };
 
 }  // namespace

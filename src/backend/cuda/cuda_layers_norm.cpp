@@ -13,23 +13,22 @@ namespace {
 
 class BatchNormLayer final : public CudaLayer {
  public:
-  BatchNormLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt) {
+  explicit BatchNormLayer(const CudaLayerArgs& args) : CudaLayer(args) {
     c_ = out_shape_.c();
     rows_ = out_shape_.numel() / c_;
     const size_t fc = static_cast<size_t>(c_) * sizeof(float);
-    running_mean_ = Buffer(be, fc);
-    running_var_ = Buffer(be, fc);
-    save_mean_ = Buffer(be, fc);
-    save_invstd_ = Buffer(be, fc);
-    coef_ = Buffer(be, 3 * fc);
-    sums_ = Buffer(be, 2 * static_cast<size_t>(c_) * sizeof(double));
+    running_mean_ = Buffer(be_, fc);
+    running_var_ = Buffer(be_, fc);
+    save_mean_ = Buffer(be_, fc);
+    save_invstd_ = Buffer(be_, fc);
+    coef_ = Buffer(be_, 3 * fc);
+    sums_ = Buffer(be_, 2 * static_cast<size_t>(c_) * sizeof(double));
     kernels::fill(running_mean_.get(), DType::F32, c_, 0.0f, stream());
     kernels::fill(running_var_.get(), DType::F32, c_, 1.0f, stream());
     // Batch norm straight on the network input gets no input-gradient buffer, yet gamma/beta need the masked
     // gradient somewhere. Allocated here, not in backward: a cudaMalloc there would stall the device mid-step.
-    if (opt.relu && opt.backward && !opt.input_grad)
-      masked_dy_ = Buffer(be, static_cast<size_t>(out_shape_.numel()) * dtype_size(dt_));
+    if (opt_.relu && opt_.backward && !opt_.input_grad)
+      masked_dy_ = Buffer(be_, static_cast<size_t>(out_shape_.numel()) * dtype_size(dt_));
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override {

@@ -8,18 +8,17 @@ namespace {
 
 class PoolLayer final : public CudaLayer {
  public:
-  PoolLayer(CudaBackend& be, const LayerDesc& d, const std::vector<Shape>& in, const LayerOptions& opt)
-      : CudaLayer(be, d, in, opt) {
+  explicit PoolLayer(const CudaLayerArgs& args) : CudaLayer(args) {
     const Shape& x = in_shapes_[0];
-    if (d.kind == LayerKind::GlobalAvgPool) return;
-    const PoolParams& p = d.pool;
-    if (d.kind == LayerKind::MaxPool && p.kh * p.kw > 255) {
-      throw UsageError("pooling layer " + d.name + ": max-pool window " + std::to_string(p.kh) + "x" +
+    if (desc_.kind == LayerKind::GlobalAvgPool) return;
+    const PoolParams& p = desc_.pool;
+    if (desc_.kind == LayerKind::MaxPool && p.kh * p.kw > 255) {
+      throw UsageError("pooling layer " + desc_.name + ": max-pool window " + std::to_string(p.kh) + "x" +
                        std::to_string(p.kw) + " is larger than the 255 elements the CUDA backend supports");
     }
     g_ = kernels::PoolGeom{x.n(), x.c(), x.h(), x.w(), out_shape_.h(), out_shape_.w(), p.kh, p.kw,
                            p.stride_h, p.stride_w, p.pad_h, p.pad_w};
-    if (d.kind == LayerKind::MaxPool) argmax_ = Buffer(be, static_cast<size_t>(out_shape_.numel()));
+    if (desc_.kind == LayerKind::MaxPool) argmax_ = Buffer(be_, static_cast<size_t>(out_shape_.numel()));
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
