@@ -7,6 +7,7 @@
 #include <set>
 
 #include "backend/device_buffer.h"
+#include "check/failed_row.h"
 #include "check/host_values.h"
 #include "check/reference_layers.h"
 #include "core/counter_rng.h"
@@ -319,9 +320,7 @@ CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Preci
     row.detail = "worst: " + row.detail + "; reference: " +
                  (reference ? "CPU backend fp32" : std::string("naive fp64"));
   } catch (const std::exception& e) {
-    row.passed = false;
-    row.error = INFINITY;
-    row.detail = std::string("failed to run: ") + e.what();
+    mark_failed(row, INFINITY, "failed to run: ", e);
   }
   return row;
 }

@@ -9,11 +9,13 @@
 #include <thread>
 
 #include "backend/device_buffer.h"
+#include "check/failed_row.h"
 #include "comm/world.h"
 #include "core/error.h"
 #include "core/half.h"
 #include "models/registry.h"
 #include "train/device_plan.h"
+#include "train/fixed_batch_training.h"
 #include "train/model_graph.h"
 #include "train/param_store.h"
 
@@ -231,9 +233,7 @@ CheckRow check_staging_overlap(Backend& be) {
     row.detail = std::string(buf) + (gpu ? "overlap = time saved / min(copy, compute)"
                                          : "overlap = time both ran at once / min(copy, compute)");
   } catch (const std::exception& e) {
-    row.error = 0;
-    row.passed = false;
-    row.detail = std::string("failed to run: ") + e.what();
+    mark_failed(row, 0, "failed to run: ", e);
   }
   return row;
 }
@@ -247,24 +247,8 @@ std::vector<float> train_tiny(Backend& be, Precision p, int steps) {
   ParamStore store(be, net.param_shapes());
   store.initialize(3);
   net.bind(store);
-  DeviceBuffer images(be, static_cast<size_t>(batch * 3 * image * image) * sizeof(float));
-  DeviceBuffer labels(be, static_cast<size_t>(batch) * sizeof(int32_t));
-  const Tensor img = images.tensor(Shape{batch, 3, image, image}, DType::F32);
-  const Tensor lab = labels.tensor(Shape{batch}, DType::I32);
-  be.fill_uniform(img, -1.f, 1.f, 11);
-  be.fill_uniform(lab, 0.f, static_cast<float>(classes), 12);
-  std::vector<float> losses;
-  for (int s = 0; s < steps; ++s) {
-    net.forward(img, true);
-    net.loss(lab, 1.0f);
-    net.backward(false, {});
-    be.sgd_update(store.params(), store.grads(), store.momentum(), store.size(), 0.1f, 0.9f, 0.f, 1.f);
-    float loss = 0;
-    be.copy_d2h(&loss, net.loss_tensor().data, sizeof(float), StreamKind::Compute);
-    be.synchronize(StreamKind::Compute);
-    losses.push_back(loss);
-  }
-  return losses;
+  const UniformImageBatch b = uniform_image_batch(be, batch, image, classes);
+  return fixed_batch_sgd_losses(be, net, store, b.x, b.y, steps, 0.1f);
 }
 
 CheckRow check_training(Backend& be, Precision p) {
@@ -285,9 +269,7 @@ CheckRow check_training(Backend& be, Precision p) {
     std::snprintf(buf, sizeof(buf), "loss %.4f -> %.4f", first, last);
     row.detail = buf;
   } catch (const std::exception& e) {
-    row.error = INFINITY;
-    row.passed = false;
-    row.detail = std::string("failed: ") + e.what();
+    mark_failed(row, INFINITY, "failed: ", e);
   }
   return row;
 }

@@ -174,6 +174,7 @@ TEST_CASE("check: a layer that computes something else fails with its error and 
   refused.desc.conv.groups = 3;  // does not divide 8 input channels
   const CheckRow failed = check_layer(*real, nullptr, refused, Precision::FP32);
   CHECK_FALSE(failed.passed);
+  CHECK(std::isinf(failed.error));
   CHECK(failed.detail.find("failed to run") != std::string::npos);
   CHECK(rel_err(std::vector<float>(10, 1.0f), std::vector<float>(10, 2.0f)) == Approx(0.5));
 }

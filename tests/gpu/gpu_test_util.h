@@ -13,6 +13,7 @@
 #include "check/host_values.h"
 #include "check/layer_check.h"
 #include "core/error.h"
+#include "train/fixed_batch_training.h"
 #include "train/loss_scaler.h"
 #include "train/model_graph.h"
 #include "train/param_store.h"
@@ -86,23 +87,12 @@ inline std::vector<float> adamw_losses(Backend& be, ModelGraph& net, ParamStore&
                                        const Tensor& y, Precision p, int steps) {
   const Tensor grads{store.grads(), Shape{static_cast<int64_t>(store.size())}, DType::F32};
   LossScaler scaler(p == Precision::FP16, 65536.f);
-  std::vector<float> losses;
   int64_t updates = 0;
-  for (int s = 0; s < steps; ++s) {
-    const float scale = scaler.scale();
-    net.forward(x, true);
-    net.loss(y, scale);
-    net.backward(false, {});
-    if (!(scaler.enabled() && scaler.check_and_update(be, grads))) {
-      be.adamw_update(store.params(), store.grads(), store.momentum(), store.second_moment(), store.size(), ++updates,
-                      1e-3f, 0.9f, 0.999f, 1e-8f, 0.f, 1.f / scale);
-    }
-    float loss = 0;
-    be.copy_d2h(&loss, net.loss_tensor().data, sizeof(float), StreamKind::Compute);
-    be.synchronize(StreamKind::Compute);
-    losses.push_back(loss);
-  }
-  return losses;
+  return fixed_batch_losses(be, net, x, y, steps, [&] { return scaler.scale(); }, [&](float scale) {
+    if (scaler.enabled() && scaler.check_and_update(be, grads)) return;
+    be.adamw_update(store.params(), store.grads(), store.momentum(), store.second_moment(), store.size(), ++updates,
+                    1e-3f, 0.9f, 0.999f, 1e-8f, 0.f, 1.f / scale);
+  });
 }
 
 }  // namespace gputest

@@ -28,13 +28,8 @@ std::vector<float> vit_losses(Backend& be, Precision p, int steps) {
   ParamStore store(be, net.param_shapes(), /*second_moment=*/true);
   store.initialize(3);
   net.bind(store);
-  DeviceBuffer images(be, static_cast<size_t>(kVitBatch * 3 * kVitImage * kVitImage) * sizeof(float));
-  DeviceBuffer labels(be, static_cast<size_t>(kVitBatch) * sizeof(int32_t));
-  const Tensor x = images.tensor(Shape{kVitBatch, 3, kVitImage, kVitImage}, DType::F32);
-  const Tensor y = labels.tensor(Shape{kVitBatch}, DType::I32);
-  be.fill_uniform(x, -1.f, 1.f, 11);  // counter-based: the same values on both backends
-  be.fill_uniform(y, 0.f, static_cast<float>(kVitClasses), 12);
-  return adamw_losses(be, net, store, x, y, p, steps);
+  const UniformImageBatch b = uniform_image_batch(be, kVitBatch, kVitImage, kVitClasses);
+  return adamw_losses(be, net, store, b.x, b.y, p, steps);
 }
 
 }  // namespace

@@ -12,23 +12,17 @@
 using namespace mg;
 
 TEST_CASE("gpt2-tiny: logits, loss and every parameter gradient agree with PyTorch's at fp32") {
-  const std::string python = test::torch_python();
-  if (python.empty()) MG_SKIP("python3-torch is not installed");
-  test::check_one_step(python, "gpt2_torch_reference.py", "gpt2-tiny", 2, 24, 1e-5);
+  test::check_one_step("gpt2_torch_reference.py", "gpt2-tiny", 2, 24, 1e-5);
 }
 
 TEST_CASE("gpt2-tiny: eight AdamW steps' losses agree with torch.optim.AdamW's from the same weights and batch",
           "[train][gpt2][torch]") {
-  const std::string python = test::torch_python();
-  if (python.empty()) MG_SKIP("python3-torch is not installed");
-  test::check_eight_steps(python, "gpt2_torch_reference.py", "gpt2-tiny", Optimizer::AdamW, 2, 24, 0.5);
+  test::check_eight_steps("gpt2_torch_reference.py", "gpt2-tiny", Optimizer::AdamW, 2, 24, 0.5);
 }
 
 TEST_CASE("gpt2-tiny: eight SGD steps' losses agree with torch.optim.SGD's from the same weights and batch",
           "[train][gpt2][torch]") {
-  const std::string python = test::torch_python();
-  if (python.empty()) MG_SKIP("python3-torch is not installed");
-  test::check_eight_steps(python, "gpt2_torch_reference.py", "gpt2-tiny", Optimizer::Sgd, 2, 24, 0);
+  test::check_eight_steps("gpt2_torch_reference.py", "gpt2-tiny", Optimizer::Sgd, 2, 24, 0);
 }
 
 // Hidden, as it takes minutes and gigabytes here (run it by its tag); float32 on both sides, hence the looser bound.

@@ -13,6 +13,7 @@
 #include "backend/device_buffer.h"
 #include "core/counter_rng.h"
 #include "models/registry.h"
+#include "train/fixed_batch_training.h"
 #include "train/model_graph.h"
 #include "train/param_store.h"
 #include "support/skip.h"
@@ -65,7 +66,7 @@ FixedBatch image_batch() {
 }
 
 // Losses of 50 SGD steps of b.model on the batch b at precision p.
-std::vector<float> fixed_batch_losses(Backend& be, const FixedBatch& b, Precision p) {
+std::vector<float> losses_on(Backend& be, const FixedBatch& b, Precision p) {
   const ModelDesc m = build_model(b.model);
   ModelGraph net(be, m, b.batch, b.size, p, 1, true);
   ParamStore store(be, net.param_shapes());
@@ -77,18 +78,7 @@ std::vector<float> fixed_batch_losses(Backend& be, const FixedBatch& b, Precisio
   const Tensor x = m.tokens ? inputs.tensor(Shape{b.batch, b.size}, DType::I32)
                             : inputs.tensor(Shape{b.batch, 3, b.size, b.size}, DType::F32);
   const Tensor y = labels.tensor(Shape{static_cast<int64_t>(b.labels.size())}, DType::I32);
-  std::vector<float> losses;
-  for (int s = 0; s < 50; ++s) {
-    net.forward(x, true);
-    net.loss(y, 1.0f);
-    net.backward(false, {});
-    be.sgd_update(store.params(), store.grads(), store.momentum(), store.size(), 0.05f, 0.9f, 0.f, 1.f);
-    float loss = 0;
-    be.copy_d2h(&loss, net.loss_tensor().data, sizeof(float), StreamKind::Compute);
-    be.synchronize(StreamKind::Compute);
-    losses.push_back(loss);
-  }
-  return losses;
+  return fixed_batch_sgd_losses(be, net, store, x, y, 50, 0.05f);
 }
 
 // From about ln(classes), near-uniform predictions, to memorised: below 0.05, where a network blind to the inputs
@@ -108,7 +98,7 @@ void check_trains(const FixedBatch& b, Precision p) {
   auto be = make_backend(DeviceKind::Cpu, 0, BackendOptions{});
   if (!be->supports(p)) MG_SKIP(be->unsupported_reason(p));
   be->attach_thread();
-  const std::vector<float> losses = fixed_batch_losses(*be, b, p);
+  const std::vector<float> losses = losses_on(*be, b, p);
   check_memorised(losses, build_model(b.model).num_classes);
 }
 

@@ -8,27 +8,20 @@
 
 #include <string>
 
-#include "support/skip.h"
 #include "train/torch_reference.h"
 
 using namespace mg;
 
 TEST_CASE("vit-tiny: logits, loss and every parameter gradient agree with PyTorch's at fp32", "[train][vit][torch]") {
-  const std::string python = test::torch_python();
-  if (python.empty()) MG_SKIP("python3-torch is not installed");
-  test::check_one_step(python, "vit_torch_reference.py", "vit-tiny", 3, 32, 1e-5);
+  test::check_one_step("vit_torch_reference.py", "vit-tiny", 3, 32, 1e-5);
 }
 
 TEST_CASE("vit-tiny: eight AdamW steps' losses agree with torch.optim.AdamW's from the same weights and batch",
           "[train][vit][torch]") {
-  const std::string python = test::torch_python();
-  if (python.empty()) MG_SKIP("python3-torch is not installed");
-  test::check_eight_steps(python, "vit_torch_reference.py", "vit-tiny", Optimizer::AdamW, 4, 32, 0.5);
+  test::check_eight_steps("vit_torch_reference.py", "vit-tiny", Optimizer::AdamW, 4, 32, 0.5);
 }
 
 TEST_CASE("vit-tiny: eight SGD steps' losses agree with torch.optim.SGD's from the same weights and batch",
           "[train][vit][torch]") {
-  const std::string python = test::torch_python();
-  if (python.empty()) MG_SKIP("python3-torch is not installed");
-  test::check_eight_steps(python, "vit_torch_reference.py", "vit-tiny", Optimizer::Sgd, 4, 32, 0);
+  test::check_eight_steps("vit_torch_reference.py", "vit-tiny", Optimizer::Sgd, 4, 32, 0);
 }

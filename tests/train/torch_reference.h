@@ -2,7 +2,8 @@
 // under tests/train/, run on the parameters and batch mgbench wrote to a scratch directory; reference_harness.py
 // is what the scripts share): one fp32 forward and backward, whose logits, loss and every parameter's gradient
 // must agree, and short training runs, whose losses must agree with torch.optim's step for step. Used by
-// test_gpt2_torch.cpp and test_vit_torch.cpp; torch_python() is "" where python3-torch is not installed.
+// test_gpt2_torch.cpp and test_vit_torch.cpp; torch_python() is "" where python3-torch is not installed, and
+// check_one_step and check_eight_steps skip the case there.
 #pragma once
 #include <catch2/catch.hpp>
 
@@ -22,6 +23,7 @@
 #include "data/data_source.h"
 #include "data/input_pipeline.h"
 #include "models/registry.h"
+#include "support/skip.h"
 #include "support/temp_dir.h"
 #include "train/model_graph.h"
 #include "train/param_store.h"
@@ -117,8 +119,10 @@ inline void run_reference(const std::string& python, const std::string& script, 
 // One fp32 forward and backward of `model_name` on the CPU backend from random parameters (gammas around 1: the
 // default initialisation's zero positions and unit gammas would leave their use untested) and a random batch,
 // and the same through `script`: the loss, the logits and every parameter's gradient agree within tolerance.
-inline void check_one_step(const std::string& python, const std::string& script, const std::string& model_name,
-                           int64_t batch, int64_t size, double tolerance) {
+inline void check_one_step(const std::string& script, const std::string& model_name, int64_t batch, int64_t size,
+                           double tolerance) {
+  const std::string python = torch_python();
+  if (python.empty()) MG_SKIP("python3-torch is not installed");
   auto be = make_backend(DeviceKind::Cpu, 0, BackendOptions{});
   be->attach_thread();
   const ModelDesc m = build_model(model_name);
@@ -250,8 +254,10 @@ inline void check_agree(const Trajectories& t, double tolerance) {
 // Eight steps of the optimizer from the same weights and batch: the losses agree with torch.optim's to 1e-4, and
 // PyTorch's falls by more than min_drop (the trajectory must move, or agreement says nothing about the update).
 // One backward cannot show a fault in the optimizer or between steps; several steps from the same start can.
-inline void check_eight_steps(const std::string& python, const std::string& script, const std::string& model_name,
-                              Optimizer optimizer, int64_t batch, int64_t size, double min_drop) {
+inline void check_eight_steps(const std::string& script, const std::string& model_name, Optimizer optimizer,
+                              int64_t batch, int64_t size, double min_drop) {
+  const std::string python = torch_python();
+  if (python.empty()) MG_SKIP("python3-torch is not installed");
   const Trajectories t = run_both(python, script, model_name, optimizer, 8, batch, size);
   check_agree(t, 1e-4);
   INFO("PyTorch's loss " << t.torch.front() << " -> " << t.torch.back());
