@@ -47,6 +47,14 @@ PredictOptions opts_links(const std::string& links) {
   return o;
 }
 
+// Options on one nvlink4 node with one change.
+template <class F>
+PredictOptions opts_with(F&& change) {
+  PredictOptions o = opts_links("nvlink4");
+  change(o);
+  return o;
+}
+
 // The gradient settings of a merged request, each against the source that should have won.
 void opts_check_settings(const PredictRequest& req, double bucket_mb, bool overlap, DType wire, int accum_steps,
                          AllreduceMode allreduce) {
@@ -173,35 +181,30 @@ TEST_CASE("merge_predict_options: out-of-range settings, from the options or the
   const auto merged = [](const PredictOptions& o, const RunResult& profile = opts_profile()) {
     return opts_usage_error([&] { merge_predict_options(o, profile, opts_step()); });
   };
-  PredictOptions o = opts_links("nvlink4");
-  o.bucket_mb = 0;
-  CHECK(merged(o) == "--bucket-mb must be in (0, 65536]");
-  o.bucket_mb = 1e9;
-  CHECK(merged(o) == "--bucket-mb must be in (0, 65536]");
+  CHECK(merged(opts_with([](PredictOptions& o) { o.bucket_mb = 0; })) == "--bucket-mb must be in (0, 65536]");
+  CHECK(merged(opts_with([](PredictOptions& o) { o.bucket_mb = 1e9; })) == "--bucket-mb must be in (0, 65536]");
+  CHECK(merged(opts_with([](PredictOptions& o) { o.accum_steps = 5000; })) ==
+        "--accum-steps 5000 must be between 1 and 4096");
+  // A hand-edited profile's settings are checked as if given.
   RunResult odd = opts_profile();
-  odd.config.bucket_mb = 0;  // a hand-edited profile: checked as if given
+  odd.config.bucket_mb = 0;
   CHECK(merged(opts_links("nvlink4"), odd) == "--bucket-mb must be in (0, 65536]");
   odd = opts_profile();
   odd.config.accum_steps = 0;
   CHECK(merged(opts_links("nvlink4"), odd) == "--accum-steps 0 must be between 1 and 4096");
-  o = opts_links("nvlink4");
-  o.accum_steps = 5000;
-  CHECK(merged(o) == "--accum-steps 5000 must be between 1 and 4096");
-  o = opts_links("nvlink4");
-  o.allreduce = "tree";
-  CHECK(merged(o) == "--allreduce 'tree' is not one of: ring, ps, none");
-  o = opts_links("nvlink4");
-  o.allreduce_dtype = "fp8";
-  CHECK(merged(o) == "--allreduce-dtype fp8 is not one of: fp32, fp16, bf16");
+  CHECK(merged(opts_with([](PredictOptions& o) { o.allreduce = "tree"; })) ==
+        "--allreduce 'tree' is not one of: ring, ps, none");
+  CHECK(merged(opts_with([](PredictOptions& o) { o.allreduce_dtype = "fp8"; })) ==
+        "--allreduce-dtype fp8 is not one of: fp32, fp16, bf16");
   CHECK(merged(opts_links("nvlink9")).rfind("--link: unknown link 'nvlink9'", 0) == 0);
-  o = opts_links("nvlink4");
-  o.gpus_per_node = 8;
-  o.inter_node = "ib-zzz";
-  CHECK(merged(o).rfind("--inter-node: unknown link 'ib-zzz'", 0) == 0);
+  CHECK(merged(opts_with([](PredictOptions& o) {
+          o.gpus_per_node = 8;
+          o.inter_node = "ib-zzz";
+        })).rfind("--inter-node: unknown link 'ib-zzz'", 0) == 0);
   // More devices than one node holds, with nothing between the nodes.
-  o = opts_links("nvlink4");
-  o.gpus = {4, 16};
+  PredictOptions o = opts_links("nvlink4");
   o.gpus_per_node = 8;
+  o.gpus = {4, 16};
   CHECK(merged(o) == "--gpus 16 spans several nodes of 8 GPUs: give --inter-node");
   o.gpus = {4, 8};
   CHECK(merged(o).empty());
@@ -209,28 +212,21 @@ TEST_CASE("merge_predict_options: out-of-range settings, from the options or the
 
 TEST_CASE("check_predict_options: one line for each bad value or combination that needs no file") {
   const auto checked = [](const PredictOptions& o) { return opts_usage_error([&] { check_predict_options(o); }); };
+  CHECK(checked(opts_links("nvlink4")).empty());
+  CHECK(checked(opts_with([](PredictOptions& o) { o.gpus = {}; })) == "--gpus needs at least one device count");
+  CHECK(checked(opts_with([](PredictOptions& o) { o.gpus = {1, 0}; })) ==
+        "--gpus: device counts must be at least 1, got 0");
+  CHECK(checked(opts_with([](PredictOptions& o) { o.gpus_per_node = 0; })) ==
+        "--gpus-per-node must be at least 1, got 0");
+  CHECK(checked(opts_with([](PredictOptions& o) { o.nics_per_node = 0; })) == "--nics-per-node must be at least 1");
   PredictOptions o = opts_links("nvlink4");
-  CHECK(checked(o).empty());
-  o.gpus = {};
-  CHECK(checked(o) == "--gpus needs at least one device count");
-  o.gpus = {1, 0};
-  CHECK(checked(o) == "--gpus: device counts must be at least 1, got 0");
-  o = opts_links("nvlink4");
-  o.gpus_per_node = 0;
-  CHECK(checked(o) == "--gpus-per-node must be at least 1, got 0");
-  o = opts_links("nvlink4");
-  o.nics_per_node = 0;
-  CHECK(checked(o) == "--nics-per-node must be at least 1");
-  o = opts_links("nvlink4");
   o.inter_node = "ib-ndr";
   CHECK(checked(o) == "--inter-node needs --gpus-per-node");
   o.gpus_per_node = 8;
   CHECK(checked(o).empty());
-  for (double rate : {0.0, -1.0, std::nan(""), HUGE_VAL}) {
-    o = opts_links("nvlink4");
-    o.input_rate = rate;
-    CHECK(checked(o) == "--input-rate must be a positive rate");
-  }
+  for (double rate : {0.0, -1.0, std::nan(""), HUGE_VAL})
+    CHECK(checked(opts_with([&](PredictOptions& x) { x.input_rate = rate; })) ==
+          "--input-rate must be a positive rate");
 }
 
 TEST_CASE("run_prediction: the options are checked before the profile is read, the profile before --measured") {
