@@ -107,14 +107,11 @@ void add_train_options(CLI::App& app, TrainOptions& o) {
   app.option_defaults()->group("Options");
 }
 
-RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line) {
-  RunConfig c = o.cfg;
-  c.command_line = command_line;
-  c.progress = !o.no_progress;
-  c.check = !o.no_check;
-  c.overlap = !o.no_overlap;
+namespace {
+
+// The model's inputs: a language model's are its tokens, its classes its vocabulary (no device work).
+ModelDesc resolve_model(RunConfig& c, const TrainOptions& o) {
   c.model = canonical_model_name(c.model);
-  // A language model's input is its tokens and its classes its vocabulary (a description: no device work).
   const ModelDesc desc = build_model(c.model);
   check_data_kind(c.data, desc.tokens);  // before the pre-run check, which takes seconds
   if (desc.tokens) {
@@ -125,7 +122,11 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
     if (c.seq_len) throw UsageError("--seq-len applies to language models; " + c.model + " takes --image-size");
     c.num_classes = o.num_classes.value_or(c.num_classes);
   }
+  return desc;
+}
 
+// Device, precision and the choices named by a word; returns whether the run is on GPUs.
+bool resolve_device_and_names(RunConfig& c, const TrainOptions& o) {
   // "auto" and the aliases gpu (cuda) and amp (bf16) are command-line conveniences, never recorded.
   c.device = device_kind_option(o.device);
   require_device_present(c.device);
@@ -146,7 +147,11 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   if (c.cpu_conv_algo == CpuConvAlgo::Winograd && c.precision != Precision::FP32)
     throw UsageError("--cpu-conv-algo winograd: oneDNN's Winograd convolution is fp32 only, not --precision " +
                      std::string(precision_name(c.precision)));
+  return gpu;
+}
 
+// Batch, step counts and the other numbers, each within its range.
+void resolve_numbers(RunConfig& c, const TrainOptions& o, const ModelDesc& desc, bool gpu) {
   c.batch_size = o.batch_size.value_or(gpu ? 64 : 16);
   if (c.batch_size < 1 || c.batch_size > 65536) {
     throw UsageError("--batch-size " + std::to_string(c.batch_size) + " must be between 1 and 65536");
@@ -173,6 +178,10 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   }
   c.threads = o.threads.value_or(0);
   c.threads_per_replica = o.threads_per_replica.value_or(0);
+}
+
+// The optimizer's settings (an option of the other optimizer is an error) and the run's mode.
+void resolve_optimizer(RunConfig& c, const TrainOptions& o) {
   c.optimizer = kOptimizerNames.parse(o.optimizer, "--optimizer");
   const bool adamw = c.optimizer == Optimizer::AdamW;
   c.lr = o.lr.value_or(adamw ? 1e-3f : c.lr);  // torch.optim.AdamW's defaults; RunConfig's are SGD's
@@ -194,7 +203,10 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   if (c.forward_only && c.input_only) throw UsageError("--forward-only and --input-only exclude each other");
   if (!(c.inject_slowdown >= 0) || c.inject_slowdown > 10)
     throw UsageError("--inject-slowdown must be a fraction between 0 and 10, e.g. 0.10");
+}
 
+// The device counts to sweep, the devices to use and the transports to compare.
+void resolve_devices(RunConfig& c, const TrainOptions& o, bool gpu) {
   if (!o.gpus.empty()) {
     c.device_counts = parse_ints(o.gpus, "--gpus");
   } else {
@@ -213,6 +225,21 @@ RunConfig finalize_train_options(TrainOptions& o, const std::string& command_lin
   std::string list;
   for (const std::string& t : split_list(o.transports)) list += (list.empty() ? "" : ",") + t;
   if (!list.empty()) c.transports = parse_transports(list, c.device);
+}
+
+}  // namespace
+
+RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line) {
+  RunConfig c = o.cfg;
+  c.command_line = command_line;
+  c.progress = !o.no_progress;
+  c.check = !o.no_check;
+  c.overlap = !o.no_overlap;
+  const ModelDesc desc = resolve_model(c, o);
+  const bool gpu = resolve_device_and_names(c, o);
+  resolve_numbers(c, o, desc, gpu);
+  resolve_optimizer(c, o);
+  resolve_devices(c, o, gpu);
   check_output_path(c.json_path, "--json");
   check_output_path(c.trace_path, "--trace");
   check_output_path(o.html_path, "--html");
