@@ -26,6 +26,14 @@ RunConfig tiny_config() {
   return c;
 }
 
+// One entry of `replicas` local CPU replicas (threads), its communicators joined under `job_key`.
+DeviceCountResult train_local(const RunConfig& c, int replicas, const std::string& job_key) {
+  TrainRequest req;
+  req.local_replicas = replicas;
+  req.job_key = job_key;
+  return train_replicas(c, LaunchInfo{}, req).result;
+}
+
 }  // namespace
 
 TEST_CASE("replicas stay bitwise identical after training steps", "[train]") {
@@ -49,10 +57,7 @@ TEST_CASE("replicas stay bitwise identical after training steps", "[train]") {
 TEST_CASE("independent replicas (--allreduce none) drift apart", "[train]") {
   RunConfig c = tiny_config();
   c.allreduce = AllreduceMode::None;
-  TrainRequest req;
-  req.local_replicas = 2;
-  req.job_key = "indep";
-  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
+  const DeviceCountResult r = train_local(c, 2, "indep");
   REQUIRE(r.allreduce.library == "none");
   REQUIRE(r.replica_checksums[0] != r.replica_checksums[1]);  // different shards, no exchange
 }
@@ -60,10 +65,7 @@ TEST_CASE("independent replicas (--allreduce none) drift apart", "[train]") {
 TEST_CASE("breakdown parts add up to the step time", "[train][timing]") {
   RunConfig c = tiny_config();
   c.synthetic_source = SyntheticSource::Host;
-  TrainRequest req;
-  req.local_replicas = 2;
-  req.job_key = "parts";
-  const DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
+  const DeviceCountResult r = train_local(c, 2, "parts");
   for (const StepBreakdown& s : r.samples) {
     const double sum = s.input_wait + s.forward + s.backward + s.comm_exposed + s.optimizer;
     REQUIRE(s.total > 0);
@@ -99,16 +101,10 @@ TEST_CASE("AdamW: replicas stay identical, the loss falls, and the weights are n
   c.optimizer = Optimizer::AdamW;
   c.lr = 0.01f;
   c.weight_decay = 0.01f;
-  auto run = [](const RunConfig& cfg, int replicas, const std::string& key) {
-    TrainRequest req;
-    req.local_replicas = replicas;
-    req.job_key = key;
-    return train_replicas(cfg, LaunchInfo{}, req).result;
-  };
   RunConfig one = c;
   one.steps = 1;
   c.steps = 40;
-  const DeviceCountResult first = run(one, 2, "adamw-1"), last = run(c, 2, "adamw-40");
+  const DeviceCountResult first = train_local(one, 2, "adamw-1"), last = train_local(c, 2, "adamw-40");
   REQUIRE(last.replica_checksums.size() == 2);
   CHECK(last.replica_checksums[0] == last.replica_checksums[1]);
   INFO("loss after 1 step " << first.final_loss << ", after 40 steps " << last.final_loss);
@@ -116,7 +112,7 @@ TEST_CASE("AdamW: replicas stay identical, the loss falls, and the weights are n
   CHECK(last.final_loss < 0.5 * first.final_loss);
   RunConfig sgd = one;
   sgd.optimizer = Optimizer::Sgd;
-  CHECK(run(sgd, 2, "sgd-1").replica_checksums[0] != first.replica_checksums[0]);
+  CHECK(train_local(sgd, 2, "sgd-1").replica_checksums[0] != first.replica_checksums[0]);
 }
 
 TEST_CASE("a diverging loss stops the run naming the step", "[train][errors]") {
@@ -209,10 +205,7 @@ TEST_CASE("gradient accumulation beyond the staging depth keeps every copy span 
 TEST_CASE("images per second is global images over the wall time of the timed window with step times beside it",
           "[train][timing]") {
   RunConfig c = tiny_config();
-  TrainRequest req;
-  req.local_replicas = 2;
-  req.job_key = "window";
-  DeviceCountResult r = train_replicas(c, LaunchInfo{}, req).result;
+  DeviceCountResult r = train_local(c, 2, "window");
   summarize(r);
   double steps = 0;
   for (const StepBreakdown& s : r.samples) steps += s.total;
