@@ -186,9 +186,9 @@ std::unique_ptr<Backend> make_backend(DeviceKind kind, int ordinal, const Backen
 // at p.
 void require_precision(const Backend& be, Precision p);
 
-// Library versions: onednn (as loaded), gloo (its headers; it reports none); in a CUDA build "<lib>_headers" for
-// cuda, cudnn, cublas and nccl as compiled against, and cuda_runtime, cuda_driver, cudnn, cublas, cublaslt, nccl as
-// the loaded libraries report them. The files loaded are loaded_libraries.h's.
+// Library versions: onednn (as loaded); in a CUDA build "<lib>_headers" for cuda, cudnn and cublas as compiled
+// against, and cuda_runtime, cuda_driver, cudnn, cublas, cublaslt as the loaded libraries report them. The files
+// loaded are loaded_libraries.h's; Gloo's and NCCL's are the communicator module's (comm/comm_libraries.h).
 std::vector<std::pair<std::string, std::string>> backend_library_versions();
 
 }  // namespace mg

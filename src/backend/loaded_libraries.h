@@ -12,7 +12,7 @@ namespace mg {
 // no loaded object holds it.
 std::string loaded_file_of(const void* address);
 
-// onednn always; cudart, cublas, cublaslt, cudnn and nccl in a CUDA build.
+// onednn always; cudart, cublas, cublaslt and cudnn in a CUDA build (Gloo and NCCL: comm/comm_libraries.h).
 std::map<std::string, LoadedLibrary> backend_loaded_libraries();
 
 }  // namespace mg

@@ -5,7 +5,7 @@
 #include <unistd.h>  // environ
 
 #include "backend/loaded_libraries.h"
-#include "comm/gloo/gloo_library.h"
+#include "comm/comm_libraries.h"
 #include "core/build_info.h"
 #include "core/error.h"
 #include "core/host_info.h"
@@ -44,9 +44,9 @@ Environment capture_environment(const std::string& command_line, const LaunchInf
   e.cpu = cpu_model_name() + " (" + std::to_string(logical) + " logical CPUs" +
           (usable != logical ? ", " + std::to_string(usable) + " usable by this process" : "") + ")";
   for (const auto& kv : backend_library_versions()) e.versions[kv.first] = kv.second;
-  e.versions["gloo"] = gloo_header_version();
+  for (const auto& kv : comm_library_versions()) e.versions[kv.first] = kv.second;
   e.libraries = backend_loaded_libraries();
-  e.libraries["gloo"] = gloo_loaded_library();
+  e.libraries.merge(comm_loaded_libraries());
   const std::string drv = driver_version();
   if (!drv.empty()) e.versions["nvidia_driver"] = drv;
   for (char** v = environ; v && *v; ++v) {

@@ -8,6 +8,7 @@
 #include <thread>
 
 #include "backend/loaded_libraries.h"
+#include "comm/comm_libraries.h"
 #include "gpu_test_util.h"
 
 using namespace gputest;
@@ -193,7 +194,8 @@ TEST_CASE("streams, events and host functions keep their order", "[gpu][streams]
 }
 
 TEST_CASE("library versions name the CUDA stack", "[gpu][versions]") {
-  const auto v = backend_library_versions();
+  auto v = backend_library_versions();
+  for (const auto& kv : comm_library_versions()) v.push_back(kv);
   auto has = [&](const std::string& k) {
     for (auto& kv : v)
       if (kv.first == k && !kv.second.empty()) return true;
@@ -211,9 +213,11 @@ TEST_CASE("loaded CUDA libraries are files this process mapped, with the version
   std::ifstream maps("/proc/self/maps");
   for (std::string line; std::getline(maps, line);)
     if (line.find('/') != std::string::npos) mapped.insert(line.substr(line.find('/')));
-  const auto libs = backend_loaded_libraries();
+  auto libs = backend_loaded_libraries();
+  libs.merge(comm_loaded_libraries());
   std::map<std::string, std::string> versions;
   for (const auto& kv : backend_library_versions()) versions[kv.first] = kv.second;
+  for (const auto& kv : comm_library_versions()) versions[kv.first] = kv.second;
   for (const char* k : {"cudart", "cublas", "cublaslt", "cudnn", "nccl"}) {
     INFO(k);
     REQUIRE(libs.count(k) == 1);

@@ -2,7 +2,6 @@
 
 #include <cublasLt.h>
 #include <cublas_api.h>
-#include <nccl.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -412,12 +411,6 @@ std::string loaded_cublaslt_version() {
   return version3(static_cast<int>(v / 10000), static_cast<int>((v % 10000) / 100), static_cast<int>(v % 100));
 }
 
-std::string loaded_nccl_version() {
-  int v = 0;
-  if (ncclGetVersion(&v) != ncclSuccess) return "";
-  return version3(v / 10000, (v % 10000) / 100, v % 100);
-}
-
 std::string loaded_cudart_version() {
   int v = 0;
   const bool ok = cudaRuntimeGetVersion(&v) == cudaSuccess;
@@ -433,7 +426,6 @@ void cuda_loaded_libraries(std::map<std::string, LoadedLibrary>& out) {
   out["cublaslt"] = {loaded_file_of(reinterpret_cast<const void*>(&cublasLtGetVersion)), loaded_cublaslt_version()};
   out["cudnn"] = {loaded_file_of(reinterpret_cast<const void*>(&cudnnGetVersion)),
                   cudnn_version_string(static_cast<int>(cudnnGetVersion()))};
-  out["nccl"] = {loaded_file_of(reinterpret_cast<const void*>(&ncclGetVersion)), loaded_nccl_version()};
 }
 
 // "<lib>_headers": what the binary was compiled against; "<lib>": what the loaded library reports.
@@ -442,7 +434,6 @@ std::vector<std::pair<std::string, std::string>> cuda_library_versions() {
   v.emplace_back("cuda_headers", cuda_version_string(CUDART_VERSION));
   v.emplace_back("cudnn_headers", version3(CUDNN_MAJOR, CUDNN_MINOR, CUDNN_PATCHLEVEL));
   v.emplace_back("cublas_headers", version3(CUBLAS_VER_MAJOR, CUBLAS_VER_MINOR, CUBLAS_VER_PATCH));
-  v.emplace_back("nccl_headers", version3(NCCL_MAJOR, NCCL_MINOR, NCCL_PATCH));
   const std::string rt = loaded_cudart_version();
   if (!rt.empty()) v.emplace_back("cuda_runtime", rt);
   int drv = 0;
@@ -450,8 +441,7 @@ std::vector<std::pair<std::string, std::string>> cuda_library_versions() {
   (void)cudaGetLastError();
   v.emplace_back("cudnn", cudnn_version_string(static_cast<int>(cudnnGetVersion())));
   for (const auto& [key, value] : {std::pair<const char*, std::string>{"cublas", loaded_cublas_version()},
-                                   {"cublaslt", loaded_cublaslt_version()},
-                                   {"nccl", loaded_nccl_version()}})
+                                   {"cublaslt", loaded_cublaslt_version()}})
     if (!value.empty()) v.emplace_back(key, value);
   return v;
 }

@@ -12,7 +12,7 @@
 #include "cli/lib/train_options.h"
 #include "cli/lib/train_run.h"
 #include "comm/rendezvous/mpi_bootstrap.h"
-#include "comm/gloo/gloo_library.h"
+#include "comm/comm_libraries.h"
 #include "core/build_info.h"
 #include "core/error.h"
 #include "core/stop.h"
@@ -24,7 +24,7 @@ namespace {
 std::string version_text() {
   std::string s = std::string("mgbench ") + mgbench_version() + " (commit " + mgbench_git_commit() + ")\n";
   for (const auto& kv : backend_library_versions()) s += "  " + kv.first + " " + kv.second + "\n";
-  s += "  gloo " + gloo_header_version() + "\n";
+  for (const auto& kv : comm_library_versions()) s += "  " + kv.first + " " + kv.second + "\n";
   if (!cuda_built()) s += "  cuda: not built (CPU backend only)\n";
   return s;
 }

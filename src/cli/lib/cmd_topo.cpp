@@ -5,7 +5,7 @@
 
 #include "backend/loaded_libraries.h"
 #include "cli/lib/command.h"
-#include "comm/gloo/gloo_library.h"
+#include "comm/comm_libraries.h"
 #include "core/error.h"
 #include "core/atomic_file.h"
 #include "topo/topology.h"
@@ -26,7 +26,7 @@ class TopoCommand : public Command {
       throw UsageError("--json needs a file name, or - for stdout");
     nlohmann::json report = discover_topology();
     auto libraries = backend_loaded_libraries();
-    libraries["gloo"] = gloo_loaded_library();
+    libraries.merge(comm_loaded_libraries());
     for (const auto& [name, lib] : libraries) report["libraries"][name] = {{"file", lib.file}, {"version", lib.version}};
     if (json_path_ == "-") {
       std::cout << report.dump(2) << "\n";
