@@ -1,10 +1,18 @@
 // The CPU's measured FMA peak (the denominator of MFU on a CPU): the ISA chosen at run time is the widest the CPU
 // has, each kernel runs every round on every chain and lane (its lanes equal the scalar recurrence bit for bit),
-// and its FLOP count is that work; the backend reports the peak for fp32 only.
+// and its FLOP count is that work; time it spends descheduled does not lower its rate; the backend reports the
+// peak for fp32 only.
 #include <catch2/catch.hpp>
+#include <signal.h>
+#include <sys/time.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
+#include <chrono>
 #include <cmath>
+#include <csignal>
 #include <string>
+#include <thread>
 #include <utility>
 #include <vector>
 
@@ -58,4 +66,51 @@ TEST_CASE("fma peak: the widest ISA is measured on the threads asked for, and th
   const PeakRate bf16 = be->peak_flops(Precision::BF16);
   CHECK(bf16.flops_per_s == 0);
   CHECK_THAT(bf16.source, Catch::Contains("no measured bf16 peak"));
+}
+
+namespace {
+
+void stop_self(int) { ::raise(SIGSTOP); }
+
+// One long fma_round on one thread in a child process. With `stop_for_ms` > 0 the child stops itself (SIGSTOP)
+// after 10 ms of its own CPU time, so inside the round, and the parent resumes it that much later: the core taken
+// away as a busy machine's scheduler would, only deterministically.
+double round_rate_in_child(int stop_for_ms) {
+  int result[2];
+  REQUIRE(::pipe(result) == 0);
+  const pid_t pid = ::fork();
+  REQUIRE(pid >= 0);
+  if (pid == 0) {
+    if (stop_for_ms > 0) {
+      std::signal(SIGVTALRM, stop_self);
+      itimerval after{{0, 0}, {0, 10000}};
+      ::setitimer(ITIMER_VIRTUAL, &after, nullptr);
+    }
+    const double rate = fma_round(fma_peak_isa(), 1, int64_t{1} << 25).flops_per_s;  // 40-400 ms of work
+    ::_exit(::write(result[1], &rate, sizeof rate) == sizeof rate ? 0 : 1);
+  }
+  ::close(result[1]);
+  int status = 0;
+  if (stop_for_ms > 0) {
+    REQUIRE(::waitpid(pid, &status, WUNTRACED) == pid);
+    REQUIRE(WIFSTOPPED(status));
+    std::this_thread::sleep_for(std::chrono::milliseconds(stop_for_ms));
+    ::kill(pid, SIGCONT);
+  }
+  double rate = 0;
+  const ssize_t n = ::read(result[0], &rate, sizeof rate);
+  ::close(result[0]);
+  REQUIRE(::waitpid(pid, &status, 0) == pid);
+  REQUIRE((WIFEXITED(status) && WEXITSTATUS(status) == 0 && n == sizeof rate));
+  return rate;
+}
+
+}  // namespace
+
+TEST_CASE("fma peak: a round stopped for a second reports the same rate (CPU time, not wall time)") {
+  const double alone = round_rate_in_child(0);
+  // Stopped 1 s inside a round of at most 0.4 s of work: a rate over wall time would fall below a third.
+  const double stopped = round_rate_in_child(1000);
+  INFO("alone " << alone / 1e9 << " GFLOP/s, stopped for a second " << stopped / 1e9 << " GFLOP/s");
+  CHECK(stopped > 0.6 * alone);
 }

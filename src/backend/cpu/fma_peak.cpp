@@ -5,8 +5,9 @@
 #include <immintrin.h>
 #endif
 
+#include <time.h>
+
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <iterator>
 #include <vector>
@@ -79,20 +80,11 @@ FmaLanes fma_generic(int64_t iters, float a, float b) {
   return lanes_range(c, std::size(c), iters * kChainsGeneric * 2);
 }
 
-// A team of `threads` runs the kernel at once; returns the wall time of the slowest.
-double timed_round(const std::string& isa, int threads, int64_t iters, int64_t& flops) {
-  std::vector<FmaLanes> out(static_cast<size_t>(threads));
-  const auto t0 = std::chrono::steady_clock::now();
-#pragma omp parallel num_threads(omp_team(threads))
-  {
-    const int t = omp_get_thread_num();
-    // Runtime values: the compiler cannot fold the chains away.
-    out[static_cast<size_t>(t)] = run_fma_kernel(isa, iters, 0.999999f, 1e-6f * static_cast<float>(t + 1));
-  }
-  const double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  flops = 0;
-  for (const FmaLanes& l : out) flops += l.flops;
-  return s;
+// CPU time of the calling thread: time the scheduler gave other processes does not count against the cores.
+double thread_cpu_seconds() {
+  timespec ts{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) + 1e-9 * static_cast<double>(ts.tv_nsec);
 }
 
 }  // namespace
@@ -117,18 +109,31 @@ FmaLanes run_fma_kernel(const std::string& isa, int64_t iters, float a, float b)
   return fma_generic(iters, a, b);
 }
 
+FmaRound fma_round(const std::string& isa, int threads, int64_t iters) {
+  std::vector<FmaLanes> out(static_cast<size_t>(threads));
+  std::vector<double> cpu(static_cast<size_t>(threads));
+#pragma omp parallel num_threads(omp_team(threads))
+  {
+    const auto t = static_cast<size_t>(omp_get_thread_num());
+    const double t0 = thread_cpu_seconds();
+    // Runtime values: the compiler cannot fold the chains away.
+    out[t] = run_fma_kernel(isa, iters, 0.999999f, 1e-6f * static_cast<float>(t + 1));
+    cpu[t] = thread_cpu_seconds() - t0;
+  }
+  FmaRound r{0, *std::min_element(cpu.begin(), cpu.end())};
+  for (size_t t = 0; t < out.size(); ++t) r.flops_per_s += static_cast<double>(out[t].flops) / std::max(cpu[t], 1e-9);
+  return r;
+}
+
 FmaPeak measure_fma_peak(int threads) {
   MG_ENSURE(threads >= 1, "measure_fma_peak needs a thread");
   FmaPeak p;
   p.isa = fma_peak_isa();
   p.threads = omp_team(threads);
-  int64_t iters = 1 << 14, flops = 0;
-  // Grow the round to >= 20 ms (the first rounds also bring the cores up to their vector clock).
-  while (timed_round(p.isa, p.threads, iters, flops) < 0.02 && iters < (int64_t{1} << 34)) iters *= 2;
-  for (int r = 0; r < 3; ++r) {
-    const double s = timed_round(p.isa, p.threads, iters, flops);
-    p.flops_per_s = std::max(p.flops_per_s, static_cast<double>(flops) / s);
-  }
+  int64_t iters = 1 << 14;
+  // Grow the round to >= 20 ms of CPU time (the first rounds also bring the cores up to their vector clock).
+  while (fma_round(p.isa, p.threads, iters).min_cpu_s < 0.02 && iters < (int64_t{1} << 34)) iters *= 2;
+  for (int r = 0; r < 3; ++r) p.flops_per_s = std::max(p.flops_per_s, fma_round(p.isa, p.threads, iters).flops_per_s);
   return p;
 }
 

@@ -1,7 +1,8 @@
 // The CPU's measured peak of fp32 multiply-adds, the denominator of model FLOPs utilisation on a CPU: independent
 // FMA chains in the widest vector unit this CPU has (chosen at run time: AVX-512, AVX2 with FMA, else SSE2
 // multiply and add; other CPUs: fused multiply-adds the compiler vectorises), enough of them to hide the FMA
-// latency on every port, on `threads` threads at once so the clock is the all-core one a training run gets.
+// latency on every port, on `threads` threads at once so the clock is the all-core one a training run gets; each
+// thread is timed in its own CPU time, so other processes on a shared machine do not lower the peak.
 #pragma once
 #include <cstdint>
 #include <string>
@@ -14,7 +15,7 @@ struct FmaPeak {
   int threads = 0;
 };
 
-// Best of three timed rounds of at least 20 ms each after a warm-up round.
+// Best of three rounds of at least 20 ms of CPU time each, after warm-up rounds.
 FmaPeak measure_fma_peak(int threads);
 
 // The ISA measure_fma_peak uses on this CPU.
@@ -27,5 +28,13 @@ struct FmaLanes {
   int64_t flops = 0;
 };
 FmaLanes run_fma_kernel(const std::string& isa, int64_t iters, float a, float b);
+
+// One round: a team of `threads` runs the kernel at once, each thread timing itself in its own CPU time, so time
+// the scheduler gives other processes slows the round but not its rate.
+struct FmaRound {
+  double flops_per_s = 0;  // the team's sum of each thread's FLOPs over its own CPU time
+  double min_cpu_s = 0;    // the shortest thread's CPU time
+};
+FmaRound fma_round(const std::string& isa, int threads, int64_t iters);
 
 }  // namespace mg
