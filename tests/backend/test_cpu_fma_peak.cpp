@@ -1,8 +1,9 @@
 // The CPU's measured FMA peak (the denominator of MFU on a CPU): the ISA chosen at run time is the widest the CPU
 // has, each kernel runs every round on every chain and lane (its lanes equal the scalar recurrence bit for bit),
-// and its FLOP count is that work; time it spends descheduled does not lower its rate; the backend reports the
-// peak for fp32 only.
+// and its FLOP count is that work; time it spends descheduled does not lower its rate, nor do threads beyond the
+// CPUs raise it; the backend reports the peak for fp32 only.
 #include <catch2/catch.hpp>
+#include <omp.h>
 #include <signal.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -18,6 +19,7 @@
 
 #include "backend/backend.h"
 #include "backend/cpu/fma_peak.h"
+#include "core/host_info.h"
 #include "core/omp_team.h"
 
 using namespace mg;
@@ -113,4 +115,28 @@ TEST_CASE("fma peak: a round stopped for a second reports the same rate (CPU tim
   const double stopped = round_rate_in_child(1000);
   INFO("alone " << alone / 1e9 << " GFLOP/s, stopped for a second " << stopped / 1e9 << " GFLOP/s");
   CHECK(stopped > 0.6 * alone);
+}
+
+TEST_CASE("fma peak: a team of more threads than CPUs counts only the CPUs") {
+  const int cpus = cpu_core_count();
+  const int64_t iters = int64_t{1} << 22;
+  const double one = fma_round(fma_peak_isa(), 1, iters).flops_per_s;
+  const FmaRound team = fma_round(fma_peak_isa(), 4 * cpus, iters);
+  INFO(cpus << " CPUs, one thread " << one / 1e9 << " GFLOP/s, " << 4 * cpus << " threads " << team.flops_per_s / 1e9
+            << " GFLOP/s");
+  // Four threads per CPU each see a whole CPU in their own CPU time; summed uncapped they would read 4x the CPUs.
+  CHECK(team.flops_per_s > 0);
+  CHECK(team.flops_per_s < 1.5 * cpus * one);
+}
+
+TEST_CASE("fma peak: a round given fewer threads than asked (nested in a parallel region) times those it has") {
+  const int levels = omp_get_max_active_levels();
+  omp_set_max_active_levels(1);  // a parallel region inside an active one (a team of two) runs on one thread
+  FmaRound r;
+#pragma omp parallel num_threads(2)
+  if (omp_get_thread_num() == 0) r = fma_round(fma_peak_isa(), 4, int64_t{1} << 20);
+  omp_set_max_active_levels(levels);
+  // Threads that never ran would read 0 s of CPU time: measure_fma_peak would grow the round to 2^34 iterations.
+  CHECK(r.min_cpu_s > 0);
+  CHECK(r.flops_per_s > 0);
 }

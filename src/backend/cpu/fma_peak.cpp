@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "core/error.h"
+#include "core/host_info.h"
 #include "core/omp_team.h"
 
 namespace mg {
@@ -111,7 +112,7 @@ FmaLanes run_fma_kernel(const std::string& isa, int64_t iters, float a, float b)
 
 FmaRound fma_round(const std::string& isa, int threads, int64_t iters) {
   std::vector<FmaLanes> out(static_cast<size_t>(threads));
-  std::vector<double> cpu(static_cast<size_t>(threads));
+  std::vector<double> cpu(static_cast<size_t>(threads), -1);  // -1: OpenMP gave the team no such thread
 #pragma omp parallel num_threads(omp_team(threads))
   {
     const auto t = static_cast<size_t>(omp_get_thread_num());
@@ -120,8 +121,15 @@ FmaRound fma_round(const std::string& isa, int threads, int64_t iters) {
     out[t] = run_fma_kernel(isa, iters, 0.999999f, 1e-6f * static_cast<float>(t + 1));
     cpu[t] = thread_cpu_seconds() - t0;
   }
-  FmaRound r{0, *std::min_element(cpu.begin(), cpu.end())};
-  for (size_t t = 0; t < out.size(); ++t) r.flops_per_s += static_cast<double>(out[t].flops) / std::max(cpu[t], 1e-9);
+  FmaRound r;
+  int ran = 0;
+  for (size_t t = 0; t < out.size(); ++t) {
+    if (cpu[t] < 0) continue;
+    r.min_cpu_s = ran++ ? std::min(r.min_cpu_s, cpu[t]) : cpu[t];
+    r.flops_per_s += static_cast<double>(out[t].flops) / std::max(cpu[t], 1e-9);
+  }
+  // Threads beyond the CPUs this process may use take turns on them: each thread's CPU-time rate is a whole CPU's.
+  r.flops_per_s *= std::min(1.0, static_cast<double>(cpu_core_count()) / std::max(ran, 1));
   return r;
 }
 

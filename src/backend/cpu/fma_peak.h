@@ -30,10 +30,12 @@ struct FmaLanes {
 FmaLanes run_fma_kernel(const std::string& isa, int64_t iters, float a, float b);
 
 // One round: a team of `threads` runs the kernel at once, each thread timing itself in its own CPU time, so time
-// the scheduler gives other processes slows the round but not its rate.
+// the scheduler gives other processes slows the round but not its rate. A team larger than the CPUs this process
+// may run on (core/host_info.h) counts only that many CPUs' worth; a smaller team than asked (nested, thread
+// limit) is timed on the threads it has.
 struct FmaRound {
-  double flops_per_s = 0;  // the team's sum of each thread's FLOPs over its own CPU time
-  double min_cpu_s = 0;    // the shortest thread's CPU time
+  double flops_per_s = 0;  // the team's sum of each thread's FLOPs over its own CPU time, capped as above
+  double min_cpu_s = 0;    // the shortest CPU time of the threads that ran
 };
 FmaRound fma_round(const std::string& isa, int threads, int64_t iters);
 
