@@ -32,6 +32,23 @@ std::vector<Interconnect> predict_interconnects(const PredictOptions& o) {
   return out;
 }
 
+bool gloo_tcp_form(const LinkModel& l) { return l.curve.empty() && l.transport == LinkTransport::GlooTcp; }
+
+// The gloo-tcp form prices Gloo's ring on one link; the two-level and parameter-server forms would read its lat,
+// a one-way delay, as a per-step latency and drop its frame, rendezvous and software terms.
+void check_gloo_tcp_use(const Interconnect& ic, AllreduceMode mode) {
+  if (ic.inter && gloo_tcp_form(*ic.inter))
+    throw UsageError("--inter-node '" + ic.inter->label + "': transport=gloo-tcp prices a ring on one link, not "
+                     "between nodes");
+  if (!gloo_tcp_form(ic.intra)) return;
+  if (ic.inter)
+    throw UsageError("--link '" + ic.intra.label + "': transport=gloo-tcp prices a ring on one link, not with "
+                     "--inter-node");
+  if (mode == AllreduceMode::Ps)
+    throw UsageError("--allreduce ps: --link '" + ic.intra.label + "' is transport=gloo-tcp, which prices only "
+                     "Gloo's ring");
+}
+
 }  // namespace
 
 void check_predict_options(const PredictOptions& o) {
@@ -68,6 +85,7 @@ PredictRequest merge_predict_options(const PredictOptions& o, const RunResult& p
     throw UsageError("--allreduce '" + *o.allreduce + "' is not one of: ring, ps, none");
   s.input_rate = o.input_rate.value_or(0);
   req.interconnects = predict_interconnects(o);
+  for (const Interconnect& ic : req.interconnects) check_gloo_tcp_use(ic, s.allreduce);
   return req;
 }
 

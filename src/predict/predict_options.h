@@ -35,7 +35,8 @@ void check_predict_options(const PredictOptions& o);
 
 // The request for options that passed check_predict_options: gradient settings from o where given, else from the
 // profile's configuration, else the defaults; the wire casts' costs from p (the profile after --profile-rate);
-// one interconnect per link. Rejects settings a training run would not take and unknown names or links.
+// one interconnect per link. Rejects settings a training run would not take, unknown names or links, and a
+// transport=gloo-tcp link where its ring is not what runs (--inter-node, --allreduce ps).
 PredictRequest merge_predict_options(const PredictOptions& o, const RunResult& profile, const StepProfile& p);
 
 }  // namespace mg

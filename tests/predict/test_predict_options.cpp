@@ -210,6 +210,35 @@ TEST_CASE("merge_predict_options: out-of-range settings, from the options or the
   CHECK(merged(o).empty());
 }
 
+TEST_CASE("merge_predict_options: a transport=gloo-tcp link only where its ring is what runs") {
+  const auto merged = [](const PredictOptions& o) {
+    return opts_usage_error([&] { merge_predict_options(o, opts_profile(), opts_step()); });
+  };
+  const std::string tcp = "bw=1gbit,lat=2ms,transport=gloo-tcp";
+  // The profile's parameter server, or the two-level form across nodes, would read lat as a per-step latency.
+  CHECK(merged(opts_links(tcp)) == "--allreduce ps: --link '" + tcp + "' is transport=gloo-tcp, which prices "
+                                   "only Gloo's ring");
+  CHECK(merged(opts_with([&](PredictOptions& o) {
+          o.links = tcp;
+          o.allreduce = "ring";
+          o.gpus_per_node = 2;
+          o.inter_node = "100gbe";
+        })) == "--link '" + tcp + "': transport=gloo-tcp prices a ring on one link, not with --inter-node");
+  CHECK(merged(opts_with([&](PredictOptions& o) {
+          o.allreduce = "ring";
+          o.gpus_per_node = 2;
+          o.inter_node = tcp;
+        })) == "--inter-node '" + tcp + "': transport=gloo-tcp prices a ring on one link, not between nodes");
+  // Its ring on one link, or no exchange at all, is priced.
+  for (const std::string mode : {"ring", "none"}) {
+    INFO(mode);
+    CHECK(merged(opts_with([&](PredictOptions& o) {
+            o.links = tcp;
+            o.allreduce = mode;
+          })).empty());
+  }
+}
+
 TEST_CASE("check_predict_options: one line for each bad value or combination that needs no file") {
   const auto checked = [](const PredictOptions& o) { return opts_usage_error([&] { check_predict_options(o); }); };
   CHECK(checked(opts_links("nvlink4")).empty());
