@@ -118,7 +118,8 @@ class TimedWindow {
     finish();
     // After the window and its memory figures: the casts reuse the gradients, which nothing reads any more.
     if (profile_casts_ && base_ && !failed && !stop_requested() && rep_.params())
-      out_.wire_casts = measure_wire_casts(be_, rep_.params()->grads(), rep_.params()->size());
+      out_.wire_casts = measure_wire_casts(be_, rep_.params()->grads(), rep_.params()->size(),
+                                           std::max<size_t>(1, static_cast<size_t>(cfg_.bucket_mb * (1 << 20) / 4)));
   }
 
  private:

@@ -39,7 +39,7 @@ TEST_CASE("measure_wire_casts times both directions of fp16 and bf16 with the ba
   std::vector<float> host(n);
   for (size_t i = 0; i < n; ++i) host[i] = 1.0f + static_cast<float>(i) * 1e-4f;
   be.copy_h2d(g.get(), host.data(), n * sizeof(float), StreamKind::Compute);
-  const auto costs = measure_wire_casts(be, g.as<float>(), n, 3);
+  const auto costs = measure_wire_casts(be, g.as<float>(), n, n, 3);
   REQUIRE(costs.size() == 2);
   CHECK(costs[0].dtype == "fp16");
   CHECK(costs[1].dtype == "bf16");
@@ -64,9 +64,26 @@ TEST_CASE("measure_wire_casts times both directions of fp16 and bf16 with the ba
     CHECK(back[i] == bf16_to_float(float_to_bf16(fp16_to_float(float_to_fp16(host[i])))));
 }
 
+TEST_CASE("measure_wire_casts casts a bucket at a time and holds one bucket's wire copy, not the gradient's", "[train]") {
+  CpuBackend cpu(0, BackendOptions{1});
+  CastCounter be(cpu);
+  const size_t n = 1 << 18, chunk = 1 << 14;
+  DeviceBuffer g(be, n * sizeof(float));
+  std::vector<float> host(n, 1.0f);
+  be.copy_h2d(g.get(), host.data(), n * sizeof(float), StreamKind::Compute);
+  const size_t before = cpu.peak_memory_bytes();
+  const auto costs = measure_wire_casts(be, g.as<float>(), n, chunk, 2);
+  REQUIRE(costs.size() == 2);
+  CHECK(costs[0].elements == n);
+  CHECK(costs[0].to_wire_s_per_element > 0);
+  CHECK(be.calls[{DType::F32, DType::F16}] == 3 * static_cast<int>(n / chunk));
+  CHECK(be.elements == static_cast<int64_t>(chunk));
+  CHECK(cpu.peak_memory_bytes() - before <= chunk * 2);
+}
+
 TEST_CASE("measure_wire_casts of no elements measures nothing", "[train]") {
   CpuBackend cpu(0, BackendOptions{1});
-  CHECK(measure_wire_casts(cpu, nullptr, 0).empty());
+  CHECK(measure_wire_casts(cpu, nullptr, 0, 1).empty());
 }
 
 }  // namespace mg
