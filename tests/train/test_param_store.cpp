@@ -97,3 +97,20 @@ TEST_CASE("param store: GPT-2's tied head weight is stored once, the head bound 
   shapes[static_cast<size_t>(head)][0].tied_layer = 2;  // ln_1: no weight
   CHECK_THROWS_AS(ParamStore(*be, shapes), Error);
 }
+
+TEST_CASE("param store: the checksum, taken a slice at a time, is FNV-1a over every parameter byte") {
+  auto be = make_backend(DeviceKind::Cpu, 0, BackendOptions{});
+  be->attach_thread();
+  // 2.5 slices of the checksum's 1 Mi-float slice, split over two layers.
+  ParamStore store(*be, {{ParamShape{"weight", Shape{1536, 1024}, 0.02f}}, {ParamShape{"bias", Shape{1024 * 1024}}}});
+  store.initialize(3);
+  const std::vector<float> all = store.download_params();
+  REQUIRE(all.size() == 2621440);
+  uint64_t h = 1469598103934665603ull;
+  const auto* b = reinterpret_cast<const unsigned char*>(all.data());
+  for (size_t i = 0; i < all.size() * sizeof(float); ++i) {
+    h ^= b[i];
+    h *= 1099511628211ull;
+  }
+  CHECK(store.checksum() == h);
+}
