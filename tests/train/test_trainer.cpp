@@ -166,7 +166,7 @@ TEST_CASE("device counts: baseline added, duplicates and too many rejected", "[t
 
 TEST_CASE("forward-only traced runs with two replicas time no collectives that never ran",
           "[train][timing]") {
-  // Issue #12 defect 1: bucket times were read from events nothing recorded (a GPU fails at step 0).
+  // Bucket times were once read from events nothing recorded (a GPU fails at step 0).
   RunConfig c = tiny_config();
   c.forward_only = true;
   c.steps = 3;
