@@ -18,10 +18,11 @@ root=$(cd "$(dirname "$0")/../.." && pwd)
 seq=${1:-256}; batch=${2:-4}; steps=${3:-5}
 threads=${THREADS:-$(nproc)}
 rounds=${ROUNDS:-3}
-llmc=${LLMC_DIR:?set LLMC_DIR to a checkout of github.com/karpathy/llm.c}
+llmc=${LLMC_DIR:-}
 out=${OUT:-$root/results/transformers/$(date +%Y-%m-%d)-gpt2-vs-llmc-t$seq-b$batch}
 mg=${MGBENCH:-$root/build/mgbench}
 fail() { echo "bench-lm-vs-llmc: $*" >&2; exit 2; }
+[[ -n $llmc ]] || fail "set LLMC_DIR to a checkout of github.com/karpathy/llm.c"
 [[ -x $mg ]] || fail "no mgbench binary at $mg (build first or set MGBENCH)"
 [[ -f $llmc/train_gpt2.c && -d $llmc/llmc ]] || fail "$llmc has no train_gpt2.c and llmc/ (LLMC_DIR: an llm.c source tree)"
 /usr/bin/python3 -c "import numpy" 2>/dev/null || fail "/usr/bin/python3 lacks numpy (apt-get install python3-numpy)"
@@ -29,7 +30,6 @@ fail() { echo "bench-lm-vs-llmc: $*" >&2; exit 2; }
 [[ $batch =~ ^[0-9]+$ && $batch -ge 1 && $steps =~ ^[0-9]+$ && $steps -ge 1 ]] || fail "BATCH and STEPS must be counts"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$out"
 
 # llm.c's main() with this shape; every replaced line must be found exactly once.
 cp -r "$llmc/llmc" "$work/"
@@ -41,7 +41,9 @@ for old, new in (("int B = 4;", f"int B = {b};"), ("int T = 64;", f"int T = {t};
                  ("step <= 40;", f"step <= {last};"), ("if (step % 10 == 0) {", "if (0) {"),
                  ("if (step > 0 && step % 20 == 0) {", "if (0) {")):
     if s.count(old) != 1:
-        sys.exit(f"bench-lm-vs-llmc: {src} is not the train_gpt2.c this script knows ('{old}' found {s.count(old)} times)")
+        print(f"bench-lm-vs-llmc: {src} is not the train_gpt2.c this script knows ('{old}' found {s.count(old)} times)",
+              file=sys.stderr)
+        sys.exit(2)
     s = s.replace(old, new)
 open(dst, "w").write(s)
 PY
@@ -74,6 +76,8 @@ for name, n in (("train", 1 << 20), ("val", 1 << 16)):
         rng.integers(0, V, n, dtype=np.uint16).tofile(f)
 print(f"checkpoint: {sum(sizes):,} parameters (vocabulary padded to {Vp})")
 PY
+
+mkdir -p "$out"
 
 # One llm.c run: its log, then a JSON line with the step times after warm-up and the child's peak RSS.
 run_llmc() {
