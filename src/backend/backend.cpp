@@ -12,6 +12,7 @@ namespace mg {
 // src/backend/cuda/cuda_backend.cpp
 std::unique_ptr<Backend> make_cuda_backend(int ordinal, const BackendOptions& opt);
 std::vector<std::pair<std::string, std::string>> cuda_library_versions();
+std::string open_cuda_libraries();
 #endif
 
 bool cuda_built() {
@@ -47,6 +48,14 @@ void require_precision(const Backend& be, Precision p) {
   const DeviceInfo d = be.info();
   throw UsageError(std::string("--precision ") + precision_name(p) + " is not supported on " +
                    device_kind_name(be.kind()) + ":" + std::to_string(d.ordinal) + " (" + d.name + "): " + why);
+}
+
+std::string open_deferred_libraries() {
+#ifdef MG_HAVE_CUDA
+  return open_cuda_libraries();
+#else
+  return "";
+#endif
 }
 
 std::vector<std::pair<std::string, std::string>> backend_library_versions() {

@@ -187,8 +187,13 @@ std::unique_ptr<Backend> make_backend(DeviceKind kind, int ordinal, const Backen
 void require_precision(const Backend& be, Precision p);
 
 // Library versions: onednn (as loaded); in a CUDA build "<lib>_headers" for cuda, cudnn and cublas as compiled
-// against, and cuda_runtime, cuda_driver, cudnn, cublas, cublaslt as the loaded libraries report them. The files
-// loaded are loaded_libraries.h's; Gloo's and NCCL's are the communicator module's (comm/comm_libraries.h).
+// against, and cuda_runtime, cuda_driver, cudnn, cublas, cublaslt as the loaded libraries report them (cublas and
+// cublaslt only once opened: see open_deferred_libraries). The files loaded are loaded_libraries.h's; Gloo's and
+// NCCL's are the communicator module's (comm/comm_libraries.h).
 std::vector<std::pair<std::string, std::string>> backend_library_versions();
+
+// Opens the libraries a CUDA backend opens on first use (cuBLAS; cuda/cublas_library.h), for a version report
+// that must name them; "" when opened or not a CUDA build, else why they cannot be opened.
+std::string open_deferred_libraries();
 
 }  // namespace mg

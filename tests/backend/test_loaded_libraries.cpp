@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <string>
 
+#include "backend/backend.h"
 #include "backend/loaded_libraries.h"
 #include "support/mapped_files.h"
 
@@ -38,3 +39,31 @@ TEST_CASE("loaded libraries: an address in the executable names the executable, 
   CHECK(loaded_file_of(reinterpret_cast<const void*>(&local_function)) == exe);
   CHECK(loaded_file_of(reinterpret_cast<const void*>(uintptr_t{16})).empty());
 }
+
+#ifdef MG_HAVE_CUDA
+// cuBLAS costs every process that maps it about 0.4 s and 200 MB at start, so it is opened by the CUDA backend on
+// first use: until then it is neither mapped nor recorded; once opened, the record names the mapped file.
+// (Runs without a GPU: opening cuBLAS needs none.)
+TEST_CASE("loaded libraries: cuBLAS is not mapped until opened, then recorded as mapped", "[backend][libraries]") {
+  auto maps_cublas = [] {
+    for (const std::string& f : mapped_files())
+      if (std::filesystem::path(f).filename().string().rfind("libcublas", 0) == 0) return true;
+    return false;
+  };
+  // Nothing else in this binary opens it (no CUDA backend starts without a GPU, and ctest runs each case alone).
+  CHECK_FALSE(maps_cublas());
+  const auto libs_before = backend_loaded_libraries();
+  CHECK(libs_before.count("cublas") == 0);
+  CHECK(libs_before.count("cublaslt") == 0);
+  REQUIRE(open_deferred_libraries() == "");  // a CUDA build's machine has the toolkit's cuBLAS
+  CHECK(maps_cublas());
+  const auto libs = backend_loaded_libraries();
+  for (const char* k : {"cublas", "cublaslt"}) {
+    INFO(k);
+    REQUIRE(libs.count(k) == 1);
+    CHECK(mapped_files().count(libs.at(k).file) == 1);
+    CHECK_FALSE(libs.at(k).version.empty());
+  }
+  CHECK(std::filesystem::path(libs.at("cublas").file).filename().string().rfind("libcublas.so", 0) == 0);
+}
+#endif

@@ -1,7 +1,5 @@
 #include "backend/cuda/cuda_backend.h"
 
-#include <cublasLt.h>
-#include <cublas_api.h>
 
 #include <algorithm>
 #include <cstdio>
@@ -92,9 +90,10 @@ void CudaBackend::init() {
   MG_CHECK_CUDA(cudaStreamCreateWithPriority(&streams_[2], cudaStreamNonBlocking, greatest));
   MG_CHECK_CUDNN(cudnnCreate(&cudnn_));
   MG_CHECK_CUDNN(cudnnSetStream(cudnn_, compute()));
-  MG_CHECK_CUBLAS(cublasCreate(&cublas_));
-  MG_CHECK_CUBLAS(cublasSetStream(cublas_, compute()));
-  MG_CHECK_CUBLAS(cublasSetPointerMode(cublas_, CUBLAS_POINTER_MODE_HOST));
+  const cuda::CublasLibrary& blas = cuda::cublas_library();
+  MG_CHECK_CUBLAS(blas.create(&cublas_));
+  MG_CHECK_CUBLAS(blas.set_stream(cublas_, compute()));
+  MG_CHECK_CUBLAS(blas.set_pointer_mode(cublas_, CUBLAS_POINTER_MODE_HOST));
   counter_dev_ = static_cast<unsigned long long*>(device_alloc(sizeof(unsigned long long)));
   MG_CHECK_CUDA(cudaMallocHost(reinterpret_cast<void**>(&counter_host_), sizeof(unsigned long long)));
 }
@@ -106,7 +105,7 @@ void CudaBackend::release() noexcept {
   if (cudaSetDevice(ordinal_) != cudaSuccess) return;
   for (cudaStream_t s : streams_)
     if (s) (void)cudaStreamSynchronize(s);
-  if (cublas_) (void)cublasDestroy(cublas_);
+  if (cublas_) (void)cuda::cublas_library().destroy(cublas_);
   if (cudnn_) (void)cudnnDestroy(cudnn_);
   cublas_ = nullptr;
   cudnn_ = nullptr;
@@ -395,19 +394,22 @@ std::string cudnn_version_string(int v) {
   return version3(v / major_unit, (v % major_unit) / 100, v % 100);
 }
 
-// What the loaded cuBLAS reports; "" when it cannot say.
+// What the open cuBLAS reports; "" when this process has not opened it (a CPU run) or it cannot say.
 std::string loaded_cublas_version() {
+  const cuda::CublasLibrary* l = cuda::cublas_library_if_open();
   int maj = 0, min = 0, pat = 0;
-  if (cublasGetProperty(MAJOR_VERSION, &maj) != CUBLAS_STATUS_SUCCESS ||
-      cublasGetProperty(MINOR_VERSION, &min) != CUBLAS_STATUS_SUCCESS ||
-      cublasGetProperty(PATCH_LEVEL, &pat) != CUBLAS_STATUS_SUCCESS)
+  if (!l || l->get_property(MAJOR_VERSION, &maj) != CUBLAS_STATUS_SUCCESS ||
+      l->get_property(MINOR_VERSION, &min) != CUBLAS_STATUS_SUCCESS ||
+      l->get_property(PATCH_LEVEL, &pat) != CUBLAS_STATUS_SUCCESS)
     return "";
   return version3(maj, min, pat);
 }
 
-// cublasLtGetVersion: major*10000 + minor*100 + patch, as CUBLAS_VERSION.
+// cublasLtGetVersion: major*10000 + minor*100 + patch, as CUBLAS_VERSION; "" when not opened.
 std::string loaded_cublaslt_version() {
-  const size_t v = cublasLtGetVersion();
+  const cuda::CublasLibrary* l = cuda::cublas_library_if_open();
+  if (!l) return "";
+  const size_t v = l->lt_version();
   return version3(static_cast<int>(v / 10000), static_cast<int>((v % 10000) / 100), static_cast<int>(v % 100));
 }
 
@@ -422,10 +424,21 @@ std::string loaded_cudart_version() {
 
 void cuda_loaded_libraries(std::map<std::string, LoadedLibrary>& out) {
   out["cudart"] = {loaded_file_of(reinterpret_cast<const void*>(&cudaRuntimeGetVersion)), loaded_cudart_version()};
-  out["cublas"] = {loaded_file_of(reinterpret_cast<const void*>(&cublasGetProperty)), loaded_cublas_version()};
-  out["cublaslt"] = {loaded_file_of(reinterpret_cast<const void*>(&cublasLtGetVersion)), loaded_cublaslt_version()};
+  if (const cuda::CublasLibrary* l = cuda::cublas_library_if_open()) {
+    out["cublas"] = {loaded_file_of(reinterpret_cast<const void*>(l->get_property)), loaded_cublas_version()};
+    out["cublaslt"] = {loaded_file_of(reinterpret_cast<const void*>(l->lt_version)), loaded_cublaslt_version()};
+  }
   out["cudnn"] = {loaded_file_of(reinterpret_cast<const void*>(&cudnnGetVersion)),
                   cudnn_version_string(static_cast<int>(cudnnGetVersion()))};
+}
+
+std::string open_cuda_libraries() {
+  try {
+    (void)cuda::cublas_library();
+    return "";
+  } catch (const Error& e) {
+    return e.what();
+  }
 }
 
 // "<lib>_headers": what the binary was compiled against; "<lib>": what the loaded library reports.

@@ -7,6 +7,7 @@
 
 #include <string>
 
+#include "backend/cuda/cublas_library.h"
 #include "core/error.h"
 
 #define MG_CHECK_CUDA(call)                                                                      \
@@ -30,9 +31,7 @@
   do {                                                                                           \
     const cublasStatus_t mg_s_ = (call);                                                         \
     if (mg_s_ != CUBLAS_STATUS_SUCCESS) {                                                        \
-      ::mg::check_failed("cuBLAS", #call, __FILE__, __LINE__,                                    \
-                         std::string(cublasGetStatusName(mg_s_)) + ": " +                        \
-                             cublasGetStatusString(mg_s_));                                      \
+      ::mg::check_failed("cuBLAS", #call, __FILE__, __LINE__, ::mg::cuda::cublas_status_text(mg_s_)); \
     }                                                                                            \
   } while (0)
 

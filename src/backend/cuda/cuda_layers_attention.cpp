@@ -90,7 +90,7 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
                const Mat& b, const Mat& c) {
     const float zero = 0.f;
     for (int64_t s = 0; s < n_; ++s) {
-      MG_CHECK_CUBLAS(cublasGemmStridedBatchedEx(
+      MG_CHECK_CUBLAS(cublas_library().gemm_strided_batched_ex(
           be_.cublas(), ta, tb, int(m), int(n), int(k), &alpha, sample_of(a, s), cuda_dtype(a.dt), int(a.ld), a.head,
           sample_of(b, s), cuda_dtype(b.dt), int(b.ld), b.head, &zero, const_cast<void*>(sample_of(c, s)),
           cuda_dtype(c.dt), int(c.ld), c.head, int(h_), compute_, CUBLAS_GEMM_DEFAULT));
