@@ -93,7 +93,7 @@ sanitized_build() {  # DIR SANITIZERS TARGETS...
   cmake --build "$dir" -j "$jobs" --target build_set
 }
 cpu_targets=(mgbench test_core test_models test_backend test_comm test_data test_train test_check test_result
-             test_stats test_report test_topo test_predict)
+             test_stats test_report test_topo test_predict test_cli_lib)
 
 # A sanitizer report exits with its own status, so a CLI test that expects a failure (exit 1) still fails.
 # fast_unwind_on_malloc=0: Open MPI's libraries have no frame pointers, so only the slow unwinder reaches the

@@ -1,7 +1,7 @@
 // The run description's one field list. Every RunConfig field is described once here: its JSON key, how it is
-// written and read back (with validation), and the roles it plays elsewhere, so the JSON writer and reader, the
-// cross-rank fingerprint, compare's pairing key and its same-preset check cannot drift apart when a field is
-// added. Enum fields use their type's name table (run_config.h, core/dtype.h, core/device.h).
+// written and read back (with validation), the roles it plays elsewhere and its option's --help text and group, so
+// the JSON writer and reader, the cross-rank fingerprint, compare's keys and --help cannot drift apart when a
+// field is added. Enum fields use their type's name table (run_config.h, core/dtype.h, core/device.h).
 #pragma once
 #include <stdexcept>
 #include <string>
@@ -13,6 +13,14 @@
 
 namespace mg {
 
+// `mgbench --help`'s groups of training options, in its order (plain strings: result/ does not depend on CLI11).
+inline constexpr char kGroupGeneral[] = "Options";
+inline constexpr char kGroupModelData[] = "Model and data";
+inline constexpr char kGroupOptimizer[] = "Optimizer";
+inline constexpr char kGroupDevices[] = "Devices and communication";
+inline constexpr char kGroupMeasurement[] = "Measurement";
+inline constexpr char kGroupOutput[] = "Output";
+
 struct ConfigField {
   const char* key;  // JSON key in the result's "config" object
   nlohmann::json (*write)(const RunConfig&);
@@ -23,6 +31,8 @@ struct ConfigField {
   bool fingerprint;  // every process of one launched job must agree on it (the communicator's bootstrap checks)
   bool compare_key;  // runs that differ in it are different benchmarks: compare pairs by it (stats/compare.h)
   bool preset;       // defines what a preset measures: compare refuses to pool or pair runs that differ in it
+  const char* group;  // the option's --help group (one of the kGroup names); "" when no option sets it
+  const char* help;   // the option's --help text; "" when no option sets it
 };
 
 struct FieldError : std::runtime_error {
@@ -31,6 +41,9 @@ struct FieldError : std::runtime_error {
 
 // In JSON key order (the order the result file has always had).
 const std::vector<ConfigField>& run_config_fields();
+
+// The field whose option is `option` (without --); nullptr when none is.
+const ConfigField* config_field_of_option(const std::string& option);
 
 // Every field as JSON, enums as their command-line spelling, an unset optional as "".
 nlohmann::json to_json(const RunConfig& c);

@@ -1,5 +1,6 @@
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <string>
@@ -145,4 +146,25 @@ TEST_CASE("compare's identity: the compare_key fields, where the synthetic sourc
   CHECK(compare_identity(a) != compare_identity(b));
   a.data = b.data = "/data/train.mgrec";
   CHECK(compare_identity(a) == compare_identity(b));
+}
+
+TEST_CASE("every field with a command-line option has its --help text and a --help group, and only those do") {
+  const std::vector<std::string> groups = {kGroupGeneral, kGroupModelData, kGroupOptimizer, kGroupDevices,
+                                           kGroupMeasurement, kGroupOutput};
+  int options = 0;
+  for (const ConfigField& f : run_config_fields()) {
+    INFO(f.key);
+    if (*f.option == '\0') {
+      CHECK(std::string(f.help).empty());
+      CHECK(std::string(f.group).empty());
+      continue;
+    }
+    CHECK_FALSE(std::string(f.help).empty());
+    CHECK(std::find(groups.begin(), groups.end(), f.group) != groups.end());
+    CHECK(config_field_of_option(f.option) == &f);  // no two fields share an option
+    ++options;
+  }
+  CHECK(options >= 45);
+  CHECK(config_field_of_option("") == nullptr);
+  CHECK(config_field_of_option("html") == nullptr);
 }

@@ -52,14 +52,12 @@ int run_cli(int argc, char** argv) {
   install_stop_handlers();
   LaunchGuard launch_guard;  // MPI_Finalize (when MPI was used) after every communicator is gone
   CLI::App app{"mgbench: data-parallel training throughput and scaling across devices (CUDA or CPU)", "mgbench"};
-  app.config_formatter(std::make_shared<JsonConfig>());
-  app.set_config("--config", "", "preset JSON file (keys are long option names; the command line overrides)");
+  app.config_formatter(std::make_shared<JsonConfig>());  // reads --config, which add_train_options registers
   app.allow_config_extras(false);
+  TrainOptions train;
+  add_train_options(app, train);  // before --version: --help lists --config above it
   app.set_version_flag("--version", version_text());
   app.require_subcommand(0, 1);
-
-  TrainOptions train;
-  add_train_options(app, train);
 
   struct Sub {
     CLI::App* app;

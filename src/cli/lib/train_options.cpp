@@ -5,6 +5,9 @@
 #include <algorithm>
 #include <filesystem>
 #include <optional>
+#include <stdexcept>
+
+#include <fmt/format.h>
 
 #include "backend/backend.h"
 #include "cli/lib/option_lists.h"
@@ -13,6 +16,7 @@
 #include "data/data_source.h"
 #include "models/registry.h"
 #include "result/config_ranges.h"
+#include "result/run_config_fields.h"
 #include "train/device_plan.h"
 
 namespace mg {
@@ -25,86 +29,113 @@ void check_output_path(const std::string& path, const char* option) {
   fs::path p(path);
   fs::path dir = p.has_parent_path() ? p.parent_path() : fs::path(".");
   std::error_code ec;
-  if (!fs::is_directory(dir, ec)) throw UsageError(std::string(option) + " " + path + ": directory " + dir.string() + " does not exist");
-  if (access(dir.c_str(), W_OK) != 0) throw UsageError(std::string(option) + " " + path + ": directory " + dir.string() + " is not writable");
-  if (fs::is_directory(p, ec)) throw UsageError(std::string(option) + " " + path + " is a directory");
+  if (!fs::is_directory(dir, ec))
+    throw UsageError(fmt::format("{} {}: directory {} does not exist", option, path, dir.string()));
+  if (access(dir.c_str(), W_OK) != 0)
+    throw UsageError(fmt::format("{} {}: directory {} is not writable", option, path, dir.string()));
+  if (fs::is_directory(p, ec)) throw UsageError(fmt::format("{} {} is a directory", option, path));
+}
+
+// The long names of CLI11's "--gpus,--devices", without the dashes.
+std::vector<std::string> long_names(const std::string& names) {
+  std::vector<std::string> out;
+  for (const std::string& n : split_list({names}))
+    if (n.rfind("--", 0) == 0) out.push_back(n.substr(2));
+  return out;
+}
+
+// The run-config field one of `names` sets; a name in neither list is a programming error (tests/cli_lib).
+const ConfigField& field_of(const std::string& names) {
+  for (const std::string& n : long_names(names))
+    if (const ConfigField* f = config_field_of_option(n)) return *f;
+  throw std::logic_error(fmt::format("{} is not an option of the run-config field table", names));
+}
+
+const CliOnlyOption& cli_only_option(const std::string& name) {
+  for (const CliOnlyOption& o : train_cli_only_options())
+    if (name == o.option) return o;
+  throw std::logic_error(fmt::format("--{} is not in train_cli_only_options()", name));
+}
+
+// A field's option and flag: the help text and group are the field table's.
+template <typename T>
+CLI::Option* field_option(CLI::App& app, const std::string& names, T& value) {
+  const ConfigField& f = field_of(names);
+  return app.add_option(names, value, f.help)->group(f.group);
+}
+CLI::Option* field_flag(CLI::App& app, const std::string& names, bool& value) {
+  const ConfigField& f = field_of(names);
+  return app.add_flag(names, value, f.help)->group(f.group);
 }
 
 }  // namespace
 
+const std::vector<CliOnlyOption>& train_cli_only_options() {
+  static const std::vector<CliOnlyOption> options = {
+      {"html", kGroupOutput, "write a self-contained HTML report (plots, tables, environment)"},
+      {"progress", kGroupOutput,
+       "the progress line on stderr even when not on a terminal, e.g. for a log that follows the run"},
+  };
+  return options;
+}
+
 void add_train_options(CLI::App& app, TrainOptions& o) {
   RunConfig& c = o.cfg;
-  // --help shows the options in these groups, in this order; options made later (subcommands) go back to "Options".
-  app.option_defaults()->group("Model and data");
-  app.add_option("--model", c.model, "network to train (see `mgbench models`)")->capture_default_str();
-  app.add_option("--precision", o.precision, "fp32 | tf32 | fp16 | bf16")->capture_default_str();
-  app.add_option("--batch-size", o.batch_size, "images per device per step (global with --scaling strong); default 64 on GPU, 16 on CPU");
-  app.add_option("--scaling", o.scaling, "weak (batch per device) | strong (global batch fixed)")->capture_default_str();
-  app.add_option("--image-size", c.image_size, "input height and width (default: the model's)");
-  app.add_option("--seq-len", c.seq_len, "a language model's tokens per sequence (default: its context length)");
-  app.add_option("--num-classes", o.num_classes, "classifier outputs (default 1000; image models)");
-  app.add_option("--data", c.data, "synthetic | DIR (ImageNet-style folder) | FILE.mgrec | FILE.bin (tokens)")
-      ->capture_default_str();
-  app.add_option("--synthetic-source", o.synthetic_source, "device (one batch kept on the device) | host (staged every step)")->capture_default_str();
-  app.add_option("--data-threads", c.data_threads, "JPEG decode threads per replica")->capture_default_str();
-  app.add_option("--staging-depth", c.staging_depth, "batches in flight between host and device")->capture_default_str();
-  app.add_option("--seed", c.seed, "seed for weights, data order and synthetic data")->capture_default_str();
-  app.add_flag("--skip-bad-images", c.skip_bad_images, "skip (and count) corrupt images instead of failing");
-  app.option_defaults()->group("Optimizer");
-  app.add_option("--optimizer", o.optimizer,
-                 "sgd (with momentum) | adamw (decoupled weight decay, as torch.optim.AdamW)")->capture_default_str();
-  app.add_option("--lr", o.lr, "learning rate (default: 0.01 for sgd, 0.001 for adamw)");
-  app.add_option("--momentum", o.momentum, "SGD momentum (default 0.9)");
-  app.add_option("--weight-decay", o.weight_decay, "weight decay (default: 1e-4 for sgd, 0.01 for adamw)");
-  app.add_option("--adam-beta1", o.adam_beta1, "AdamW's first-moment decay (default 0.9)");
-  app.add_option("--adam-beta2", o.adam_beta2, "AdamW's second-moment decay (default 0.999)");
-  app.add_option("--adam-eps", o.adam_eps, "AdamW's epsilon (default 1e-8)");
-  app.add_option("--loss-scale", c.loss_scale, "initial dynamic loss scale for fp16")->capture_default_str();
-  app.option_defaults()->group("Devices and communication");
-  app.add_option("--device", o.device, "cpu | cuda | auto (cuda when a GPU is present)")->capture_default_str();
-  app.add_option("--gpus,--devices", o.gpus, "device counts to sweep, e.g. 1,2,4,8 (CPU: replicas)")->delimiter(',');
-  app.add_option("--gpu-ids", o.gpu_ids, "device ordinals to use, e.g. 0,2,4,6")->delimiter(',');
-  app.add_flag("--no-baseline", c.no_baseline, "do not add the 1-device run when the list lacks it");
-  app.add_option("--threads", o.threads, "CPU threads for this process (default: all cores)");
-  app.add_option("--threads-per-replica", o.threads_per_replica, "CPU threads per replica (default: threads / replicas)");
-  app.add_option("--cpu-conv-algo", o.cpu_conv_algo,
-                 "CPU convolutions: fastest (per shape, once, at set-up: each pass's fastest oneDNN "
-                 "implementation, and direct against Winograd for fp32 3x3 stride-1 layers) | direct | winograd "
-                 "(pin one, untimed, oneDNN's first implementation of each pass; Winograd where it applies, direct "
-                 "elsewhere)")->capture_default_str();
-  app.add_option("--bucket-mb", c.bucket_mb, "gradient bucket size in MiB")->capture_default_str();
-  app.add_flag("--no-overlap", o.no_overlap, "start all-reduce only after the whole backward pass");
-  app.add_option("--allreduce-dtype", o.allreduce_dtype, "fp32 | fp16 | bf16 (default: fp32 gradients)");
-  app.add_option("--accum-steps", c.accum_steps, "micro-batches per replica between all-reduces")->capture_default_str();
-  app.add_option("--allreduce", o.allreduce,
-                 "ring | ps (reduce to rank 0, then broadcast: a parameter server) | none (independent replicas, no "
-                 "gradient exchange)")->capture_default_str();
-  app.add_option("--nccl-algo", o.nccl_algo, "ring | tree | auto: sets NCCL_ALGO before NCCL starts");
-  app.add_option("--comm-timeout", c.comm_timeout_s, "seconds before a lost rank fails the run")->capture_default_str();
-  app.add_option("--transport", o.transports, "transports to compare, e.g. auto,p2p,shm,net (NCCL) or local,tcp (CPU)")->delimiter(',');
-  app.add_option("--gloo-iface", c.gloo_iface, "network interface for Gloo's TCP transport");
-  app.option_defaults()->group("Measurement");
-  app.add_option("--steps", o.steps, "timed steps per repeat (default 20 on GPU, 10 on CPU)");
-  app.add_option("--warmup", o.warmup, "untimed warm-up steps (default 5 on GPU, 2 on CPU)");
-  app.add_option("--repeat", c.repeat, "repeat the timed steps R times, keeping all samples")->capture_default_str();
-  app.add_option("--runs", c.runs, "run the whole benchmark P times, each in a fresh process, and pool them: the "
-                 "step-time CI then includes the spread between runs")->capture_default_str();
-  app.add_flag("--forward-only", c.forward_only, "benchmark inference (forward pass only)");
-  app.add_flag("--input-only", c.input_only, "run the input pipeline only (decode, augment, stage), no training");
-  app.add_option("--inject-slowdown", c.inject_slowdown,
-                 "calibration only: make every timed step slower by this fraction of its own time (busy-wait), "
-                 "e.g. 0.10; recorded in the result (scripts/ci-regression.sh --calibrate)");
-  app.add_flag("--no-check", o.no_check,
-               "skip the correctness check of the model's layers and a few training steps before timing");
-  app.option_defaults()->group("Output");
-  app.add_option("--json", c.json_path, "write the result as JSON (atomically)");
-  app.add_option("--trace", c.trace_path, "write a Chrome/Perfetto trace of the largest device count");
-  app.add_option("--html", o.html_path, "write a self-contained HTML report (plots, tables, environment)");
-  CLI::Option* no_progress = app.add_flag("--no-progress", o.no_progress, "no progress line even on a terminal");
-  app.add_flag("--progress", o.progress,
-               "the progress line on stderr even when not on a terminal, e.g. for a log that follows the run")
-      ->excludes(no_progress);
-  app.option_defaults()->group("Options");
+  // --help lists the groups by their first option, and each group's options, in this order.
+  const ConfigField& preset = field_of("--config");
+  app.set_config("--config", "", preset.help)->group(preset.group);  // read by app.cpp's JsonConfig
+  field_option(app, "--model", c.model)->capture_default_str();
+  field_option(app, "--precision", o.precision)->capture_default_str();
+  field_option(app, "--batch-size", o.batch_size);
+  field_option(app, "--scaling", o.scaling)->capture_default_str();
+  field_option(app, "--image-size", c.image_size);
+  field_option(app, "--seq-len", c.seq_len);
+  field_option(app, "--num-classes", o.num_classes);
+  field_option(app, "--data", c.data)->capture_default_str();
+  field_option(app, "--synthetic-source", o.synthetic_source)->capture_default_str();
+  field_option(app, "--data-threads", c.data_threads)->capture_default_str();
+  field_option(app, "--staging-depth", c.staging_depth)->capture_default_str();
+  field_option(app, "--seed", c.seed)->capture_default_str();
+  field_flag(app, "--skip-bad-images", c.skip_bad_images);
+  field_option(app, "--optimizer", o.optimizer)->capture_default_str();
+  field_option(app, "--lr", o.lr);
+  field_option(app, "--momentum", o.momentum);
+  field_option(app, "--weight-decay", o.weight_decay);
+  field_option(app, "--adam-beta1", o.adam_beta1);
+  field_option(app, "--adam-beta2", o.adam_beta2);
+  field_option(app, "--adam-eps", o.adam_eps);
+  field_option(app, "--loss-scale", c.loss_scale)->capture_default_str();
+  field_option(app, "--device", o.device)->capture_default_str();
+  field_option(app, "--gpus,--devices", o.gpus)->delimiter(',');
+  field_option(app, "--gpu-ids", o.gpu_ids)->delimiter(',');
+  field_flag(app, "--no-baseline", c.no_baseline);
+  field_option(app, "--threads", o.threads);
+  field_option(app, "--threads-per-replica", o.threads_per_replica);
+  field_option(app, "--cpu-conv-algo", o.cpu_conv_algo)->capture_default_str();
+  field_option(app, "--bucket-mb", c.bucket_mb)->capture_default_str();
+  field_flag(app, "--no-overlap", o.no_overlap);
+  field_option(app, "--allreduce-dtype", o.allreduce_dtype);
+  field_option(app, "--accum-steps", c.accum_steps)->capture_default_str();
+  field_option(app, "--allreduce", o.allreduce)->capture_default_str();
+  field_option(app, "--nccl-algo", o.nccl_algo);
+  field_option(app, "--comm-timeout", c.comm_timeout_s)->capture_default_str();
+  field_option(app, "--transport", o.transports)->delimiter(',');
+  field_option(app, "--gloo-iface", c.gloo_iface);
+  field_option(app, "--steps", o.steps);
+  field_option(app, "--warmup", o.warmup);
+  field_option(app, "--repeat", c.repeat)->capture_default_str();
+  field_option(app, "--runs", c.runs)->capture_default_str();
+  field_flag(app, "--forward-only", c.forward_only);
+  field_flag(app, "--input-only", c.input_only);
+  field_option(app, "--inject-slowdown", c.inject_slowdown);
+  field_flag(app, "--no-check", o.no_check);
+  field_option(app, "--json", c.json_path);
+  field_option(app, "--trace", c.trace_path);
+  const CliOnlyOption& html = cli_only_option("html");
+  app.add_option("--html", o.html_path, html.help)->group(html.group);
+  CLI::Option* no_progress = field_flag(app, "--no-progress", o.no_progress);
+  const CliOnlyOption& progress = cli_only_option("progress");
+  app.add_flag("--progress", o.progress, progress.help)->group(progress.group)->excludes(no_progress);
 }
 
 namespace {
@@ -115,11 +146,14 @@ ModelDesc resolve_model(RunConfig& c, const TrainOptions& o) {
   const ModelDesc desc = build_model(c.model);
   check_data_kind(c.data, desc.tokens);  // before the pre-run check, which takes seconds
   if (desc.tokens) {
-    if (c.image_size) throw UsageError("--image-size applies to image models; " + c.model + " takes --seq-len");
-    if (o.num_classes) throw UsageError("--num-classes applies to image models; " + c.model + "'s vocabulary is fixed");
+    if (c.image_size)
+      throw UsageError(fmt::format("--image-size applies to image models; {} takes --seq-len", c.model));
+    if (o.num_classes)
+      throw UsageError(fmt::format("--num-classes applies to image models; {}'s vocabulary is fixed", c.model));
     c.num_classes = desc.num_classes;
   } else {
-    if (c.seq_len) throw UsageError("--seq-len applies to language models; " + c.model + " takes --image-size");
+    if (c.seq_len)
+      throw UsageError(fmt::format("--seq-len applies to language models; {} takes --image-size", c.model));
     c.num_classes = o.num_classes.value_or(c.num_classes);
   }
   return desc;
@@ -145,8 +179,9 @@ bool resolve_device_and_names(RunConfig& c, const TrainOptions& o) {
   if (c.cpu_conv_algo == CpuConvAlgo::Winograd && !cpu_has_winograd())
     throw UsageError("--cpu-conv-algo winograd: oneDNN has no Winograd convolution on this CPU (it needs AVX-512)");
   if (c.cpu_conv_algo == CpuConvAlgo::Winograd && c.precision != Precision::FP32)
-    throw UsageError("--cpu-conv-algo winograd: oneDNN's Winograd convolution is fp32 only, not --precision " +
-                     std::string(precision_name(c.precision)));
+    throw UsageError(fmt::format(
+        "--cpu-conv-algo winograd: oneDNN's Winograd convolution is fp32 only, not --precision {}",
+        precision_name(c.precision)));
   return gpu;
 }
 
@@ -154,27 +189,34 @@ bool resolve_device_and_names(RunConfig& c, const TrainOptions& o) {
 void resolve_numbers(RunConfig& c, const TrainOptions& o, const ModelDesc& desc, bool gpu) {
   c.batch_size = o.batch_size.value_or(gpu ? 64 : 16);
   if (c.batch_size < 1 || c.batch_size > 65536) {
-    throw UsageError("--batch-size " + std::to_string(c.batch_size) + " must be between 1 and 65536");
+    throw UsageError(fmt::format("--batch-size {} must be between 1 and 65536", c.batch_size));
   }
   c.steps = o.steps != 0 ? o.steps : (gpu ? 20 : 10);
   c.warmup = o.warmup >= 0 ? o.warmup : (gpu ? 5 : 2);
-  if (c.steps < 1 || c.steps > 1000000) throw UsageError("--steps " + std::to_string(c.steps) + " must be between 1 and 1000000");
-  if (o.warmup < -1 || c.warmup > 1000000) throw UsageError("--warmup " + std::to_string(o.warmup) + " must be between 0 and 1000000");
-  if (c.repeat < 1 || c.repeat > 1000) throw UsageError("--repeat " + std::to_string(c.repeat) + " must be between 1 and 1000");
-  if (c.runs < 1 || c.runs > 100) throw UsageError("--runs " + std::to_string(c.runs) + " must be between 1 and 100");
+  if (c.steps < 1 || c.steps > 1000000)
+    throw UsageError(fmt::format("--steps {} must be between 1 and 1000000", c.steps));
+  if (o.warmup < -1 || c.warmup > 1000000)
+    throw UsageError(fmt::format("--warmup {} must be between 0 and 1000000", o.warmup));
+  if (c.repeat < 1 || c.repeat > 1000)
+    throw UsageError(fmt::format("--repeat {} must be between 1 and 1000", c.repeat));
+  if (c.runs < 1 || c.runs > 100) throw UsageError(fmt::format("--runs {} must be between 1 and 100", c.runs));
   check_accum_steps(c.accum_steps);
-  if (c.staging_depth < 1 || c.staging_depth > 64) throw UsageError("--staging-depth " + std::to_string(c.staging_depth) + " must be between 1 and 64");
-  if (c.data_threads < 1 || c.data_threads > 256) throw UsageError("--data-threads " + std::to_string(c.data_threads) + " must be between 1 and 256");
+  if (c.staging_depth < 1 || c.staging_depth > 64)
+    throw UsageError(fmt::format("--staging-depth {} must be between 1 and 64", c.staging_depth));
+  if (c.data_threads < 1 || c.data_threads > 256)
+    throw UsageError(fmt::format("--data-threads {} must be between 1 and 256", c.data_threads));
   check_bucket_mb(c.bucket_mb);
   if (!(c.comm_timeout_s > 0)) throw UsageError("--comm-timeout must be positive (seconds)");
-  if (c.num_classes < 1 || c.num_classes > 1000000) throw UsageError("--num-classes " + std::to_string(c.num_classes) + " must be between 1 and 1000000");
-  if (c.image_size < 0 || c.image_size > 4096) throw UsageError("--image-size " + std::to_string(c.image_size) + " must be between 1 and 4096");
+  if (c.num_classes < 1 || c.num_classes > 1000000)
+    throw UsageError(fmt::format("--num-classes {} must be between 1 and 1000000", c.num_classes));
+  if (c.image_size < 0 || c.image_size > 4096)
+    throw UsageError(fmt::format("--image-size {} must be between 1 and 4096", c.image_size));
   if (c.seq_len < 0 || c.seq_len > desc.default_image_size)
-    throw UsageError("--seq-len " + std::to_string(c.seq_len) + " must be between 1 and " + c.model +
-                     "'s context length, " + std::to_string(desc.default_image_size));
+    throw UsageError(fmt::format("--seq-len {} must be between 1 and {}'s context length, {}", c.seq_len, c.model,
+                                 desc.default_image_size));
   for (const auto& [given, name] : {std::pair{o.threads, "--threads"}, std::pair{o.threads_per_replica, "--threads-per-replica"}}) {
     if (given && *given < 1)
-      throw UsageError(std::string(name) + " " + std::to_string(*given) + " must be at least 1 (leave it out for the default)");
+      throw UsageError(fmt::format("{} {} must be at least 1 (leave it out for the default)", name, *given));
   }
   c.threads = o.threads.value_or(0);
   c.threads_per_replica = o.threads_per_replica.value_or(0);
@@ -196,7 +238,7 @@ void resolve_optimizer(RunConfig& c, const TrainOptions& o) {
   if (!(c.lr >= 0) || !(c.momentum >= 0) || !(c.weight_decay >= 0)) throw UsageError("--lr, --momentum and --weight-decay must be >= 0");
   for (const auto& [beta, name] :
        {std::pair{c.adam_beta1, "--adam-beta1"}, std::pair{c.adam_beta2, "--adam-beta2"}}) {
-    if (!(beta >= 0 && beta < 1)) throw UsageError(std::string(name) + " must be in [0, 1)");
+    if (!(beta >= 0 && beta < 1)) throw UsageError(fmt::format("{} must be in [0, 1)", name));
   }
   if (!(c.adam_eps > 0)) throw UsageError("--adam-eps must be positive");
   if (!(c.loss_scale >= 1)) throw UsageError("--loss-scale must be >= 1");

@@ -38,6 +38,17 @@ struct TrainOptions {
   std::string html_path;  // --html: not part of the run description (the JSON records the command line)
 };
 
+// A training option that is no run-config field (the result does not record it as one), with its --help text.
+struct CliOnlyOption {
+  const char* option;  // long name, without --
+  const char* group;   // --help group
+  const char* help;
+};
+
+// All of them; field options take their text from result/run_config_fields.cpp (tests/cli_lib checks both lists).
+const std::vector<CliOnlyOption>& train_cli_only_options();
+
+// Registers the training options (and --config) on the top-level app.
 void add_train_options(CLI::App& app, TrainOptions& o);
 // Resolves defaults that depend on the machine (device auto, batch size, sweep) and validates everything.
 RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line);
