@@ -69,7 +69,7 @@ class CommCommand : public Command {
     if (out.lead) write_outputs(out.result);
     int64_t wrong = 0;
     for (const auto& r : out.result.rows) wrong += r.wrong;
-    if (wrong > 0) throw Error(std::to_string(wrong) + " wrong elements in collective results (see #wrong)");
+    if (wrong > 0) throw Error(fmt::format("{} wrong elements in collective results (see #wrong)", wrong));
     return 0;
   }
 

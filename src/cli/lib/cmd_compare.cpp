@@ -5,6 +5,8 @@
 #include <cstdio>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "cli/lib/command.h"
 #include "core/atomic_file.h"
 #include "core/error.h"
@@ -30,8 +32,8 @@ double parse_percent(const std::string& text, const char* option) {
     used = 0;
   }
   if (s.empty() || used != s.size())
-    throw UsageError(std::string(option) + " expects a number of percent (e.g. 5 or 5%), got '" + text + "'");
-  if (v < 0) throw UsageError(std::string(option) + " must not be negative, got '" + text + "'");
+    throw UsageError(fmt::format("{} expects a number of percent (e.g. 5 or 5%), got '{}'", option, text));
+  if (v < 0) throw UsageError(fmt::format("{} must not be negative, got '{}'", option, text));
   return v;
 }
 
@@ -72,7 +74,7 @@ class CompareCommand final : public Command {
     opt_.threshold = parse_percent(threshold_, "--threshold") / 100;
     opt_.efficiency_threshold = parse_percent(efficiency_threshold_, "--efficiency-threshold") / 100;
     if (opt_.min_samples < 2)
-      throw UsageError("--min-samples must be at least 2, got " + std::to_string(opt_.min_samples));
+      throw UsageError(fmt::format("--min-samples must be at least 2, got {}", opt_.min_samples));
     const std::vector<LoadedResult> base = load_results(base_);
     const std::vector<LoadedResult> next = load_results(new_);
     const CompareReport report = compare_results(base, next, opt_);

@@ -9,6 +9,8 @@
 #include <filesystem>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "cli/lib/command.h"
 #include "core/ends_with.h"
 #include "core/error.h"
@@ -39,7 +41,7 @@ class PrepareDataCommand final : public Command {
   }
 
   int run() override {
-    if (threads_ < 1) throw UsageError("--threads must be at least 1, got " + std::to_string(threads_));
+    if (threads_ < 1) throw UsageError(fmt::format("--threads must be at least 1, got {}", threads_));
     if (!gen_dir_.empty()) return generate();
     if (input_.empty() || output_.empty()) {
       throw UsageError("prepare-data needs an input and an output file: prepare-data DIR OUT.mgrec or "
@@ -52,8 +54,9 @@ class PrepareDataCommand final : public Command {
       return tokenize();
     }
     if (!ends_with(output_, ".mgrec")) {
-      throw UsageError("prepare-data output " + output_ + " must end in .mgrec (images) or " + kTokenFileSuffix +
-                       " (tokens): that is how --data recognises it");
+      throw UsageError(fmt::format(
+          "prepare-data output {} must end in .mgrec (images) or {} (tokens): that is how --data recognises it",
+          output_, kTokenFileSuffix));
     }
     return pack();
   }
@@ -81,8 +84,8 @@ class PrepareDataCommand final : public Command {
   int tokenize() {
     std::error_code ec;  // an unreadable path is write_byte_token_file's to report
     if (std::filesystem::is_directory(input_, ec))
-      throw UsageError("prepare-data " + input_ + " is a folder: a token file (" + output_ +
-                       ") is made from one text file");
+      throw UsageError(
+          fmt::format("prepare-data {} is a folder: a token file ({}) is made from one text file", input_, output_));
     const auto t0 = std::chrono::steady_clock::now();
     const int64_t n = write_byte_token_file(input_, output_);
     std::printf("wrote %lld byte-level tokens (vocabulary 256) to %s in %.1f s\n", static_cast<long long>(n),

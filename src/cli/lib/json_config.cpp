@@ -1,5 +1,6 @@
 #include "cli/lib/json_config.h"
 
+#include <fmt/format.h>
 #include <nlohmann/json.hpp>
 
 #include "core/error.h"
@@ -12,7 +13,8 @@ std::string scalar(const nlohmann::json& v, const std::string& key) {
   if (v.is_string()) return v.get<std::string>();
   if (v.is_boolean()) return v.get<bool>() ? "true" : "false";
   if (v.is_number()) return v.dump();
-  throw UsageError("--config: value of \"" + key + "\" must be a string, number, boolean or a list of those");
+  throw UsageError(
+      fmt::format("--config: value of \"{}\" must be a string, number, boolean or a list of those", key));
 }
 
 }  // namespace
@@ -37,7 +39,7 @@ std::vector<CLI::ConfigItem> JsonConfig::from_config(std::istream& input) const 
   try {
     input >> j;
   } catch (const nlohmann::json::exception& e) {
-    throw UsageError(std::string("--config: not valid JSON: ") + e.what());
+    throw UsageError(fmt::format("--config: not valid JSON: {}", e.what()));
   }
   if (!j.is_object()) throw UsageError("--config: the preset must be a JSON object of option names to values");
   std::vector<CLI::ConfigItem> items;

@@ -2,6 +2,8 @@
 
 #include <exception>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 
 namespace mg {
@@ -31,7 +33,7 @@ std::vector<int> parse_ints(const std::vector<std::string>& items, const char* o
     } catch (const std::exception&) {
       used = 0;
     }
-    if (used != tok.size()) throw UsageError(std::string(option) + ": '" + tok + "' is not an integer");
+    if (used != tok.size()) throw UsageError(fmt::format("{}: '{}' is not an integer", option, tok));
     out.push_back(v);
   }
   return out;

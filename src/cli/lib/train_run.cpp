@@ -5,6 +5,8 @@
 #include <cstdlib>
 #include <memory>
 
+#include <fmt/format.h>
+
 #include "check/check.h"
 #include "comm/rendezvous/child_runs.h"
 #include "comm/world.h"
@@ -97,7 +99,7 @@ int run_pooled_in_children(const RunConfig& cfg, const LaunchInfo& launch, const
   if (children.status != 0) return children.status;
   std::vector<RunResult> parts;
   for (size_t i = 0; i < children.parts.size(); ++i)
-    parts.push_back(result_from_json(children.parts[i], "run " + std::to_string(i + 1)));
+    parts.push_back(result_from_json(children.parts[i], fmt::format("run {}", i + 1)));
   RunResult pooled = pool_runs(parts);
   pooled.config = cfg;
   pooled.env.command_line = cfg.command_line;
@@ -137,8 +139,9 @@ int run_training(const RunConfig& cfg, const std::string& html_path, bool progre
     checked = check::model_check(cfg.device, ordinal, cfg.model, cfg.precision);
     if (checked.ran && !checked.passed()) {
       std::fputs(check::format_check_table(checked).c_str(), stderr);
-      throw Error("the correctness check of " + cfg.model + " at " + precision_name(cfg.precision) + " failed on " +
-                  checked.device + " (table above); `mgbench check` runs the full check, --no-check skips it");
+      throw Error(fmt::format("the correctness check of {} at {} failed on {} (table above); `mgbench check` runs the "
+                              "full check, --no-check skips it",
+                              cfg.model, precision_name(cfg.precision), checked.device));
     }
   }
   RunResult result = run_sweep(cfg, launch, hooks);
