@@ -3,11 +3,12 @@
 with `mgbench predict` from the committed profiles and the same tc numbers, as `transport=gloo-tcp` links
 (docs/predict.md), beside the committed predictions (comm curve, old `bw=,lat=`) and the naive forecast.
 
-  MGBENCH=build/mgbench dev/predict/reeval_numbers_only.py OUTDIR CAMPAIGN_DIR...
+  MGBENCH=build/mgbench [PREVIOUS=OLD_OUTDIR/cases.json.xz] dev/predict/reeval_numbers_only.py OUTDIR CAMPAIGN_DIR...
 
 Writes OUTDIR/table.md (median and max |error| per campaign and link model, then every case), OUTDIR/curves.md
 (each link's measured all-reduce curve beside both models, size by size) and OUTDIR/cases.json.xz (per case and
-repetition: measured and predicted images/s). The link of a case is
+repetition: measured and predicted images/s). PREVIOUS: an earlier re-evaluation's cases.json.xz, whose "new"
+prediction is set beside this one as "previous numbers-only". The link of a case is
 bw=<rate>,lat=<delay>ms,transport=gloo-tcp,mtu=9000,burst=256kb: the MTU and tbf burst validate_netns.sh gives
 both TAP devices."""
 import concurrent.futures
@@ -29,6 +30,7 @@ MTU = 9000  # validate_netns.sh: `ip link set ... mtu 9000` on both TAP devices
 BURST, BURST_B = "256kb", 256 * 1024
 KINDS = (("comm", "comm curve (committed)"), ("spec", "old numbers-only (committed)"),
          ("new", "new numbers-only (transport=gloo-tcp)"), ("naive", "naive 2 x 1-device"))
+PREV_KIND = ("prev", "previous numbers-only (PREVIOUS)")
 
 
 def summarize_module():
@@ -82,16 +84,39 @@ def campaign(mgbench, summ, folder, pool):
 
 # src/predict/gloo_tcp_cost.{h,cpp} restated, to set the models beside the comm curves size by size.
 STEP_S, WAKE_S, WIRE = 0.506e-3 / 2, 3.390e-3 - 0.506e-3, (MTU + 14 + 66 / 2) / (MTU - 52)
+PAYLOAD, IW, RTO_MIN = MTU - 52, 10, 0.2
+GAP_S = 0.01  # the comm curves' --gap: the idle time before an all-reduce timed after compute
 
 
-def gloo_tcp_ms(size, rate, one_way, burst, after_gap):
+def window_after_idle(w, idle, rto):
+    if not idle > rto:
+        return w
+    restart, left = min(IW, w), idle - rto
+    while left > 0 and w > restart:
+        w, left = w // 2, left - rto
+    return max(w, restart)
+
+
+def window_delay(segs, w, rtt, frame, rate):
+    extra = 0.0
+    while segs > w:
+        extra += max(0.0, rtt - w * frame / rate)
+        segs, w = segs - w, 2 * w
+    return extra, w + segs
+
+
+def gloo_tcp_ms(size, rate, one_way, burst, after_gap, idle=0.0):
     wait, send = 2 * one_way + STEP_S, size / 2 * WIRE
+    segs = -(-(size / 2) // PAYLOAD)
+    w, rto = 2 * segs, 2 * one_way + RTO_MIN
     tokens, t = (burst, WAKE_S) if after_gap else (0.0, 0.0)
-    for _ in range(2):
+    for s in range(2):
+        w = window_after_idle(w, idle if s == 0 else wait, rto)
         tokens = min(burst, tokens + rate * wait)
         free = min(tokens, send)
         tokens -= free
-        t += wait + (send - free) / rate
+        extra, w = window_delay(segs, w, 2 * one_way, PAYLOAD * WIRE, rate)
+        t += wait + (send - free) / rate + extra
     return t * 1e3
 
 
@@ -119,7 +144,7 @@ def curves(folders):
                 for size, v in sorted(by.items()):
                     b2b, gap = (statistics.mean(x[i] for x in v) / 1e3 for i in (0, 1))
                     old = (2 * delay + size / rate) * 1e3
-                    new = [gloo_tcp_ms(size, rate, delay, BURST_B, g) for g in (False, True)]
+                    new = [gloo_tcp_ms(size, rate, delay, BURST_B, g, GAP_S if g else 0.0) for g in (False, True)]
                     lines.append(f"| {os.path.basename(os.path.normpath(folder))} | {tag} | {size // 1024} | "
                                  f"{b2b:.2f} / {gap:.2f} | {old:.2f} | {new[0]:.2f} / {new[1]:.2f} |")
     return "\n".join(lines) + "\n"
@@ -130,28 +155,29 @@ def stats(rows, kind):
     return statistics.median(errs), max(errs), sum(e <= 0.15 for e in errs), sum(e <= 0.20 for e in errs)
 
 
-def render(runs):
-    lines = ["| campaign | cases |" + "".join(f" {label}: median / max / within 15 % / within 20 % |" for _, label in KINDS),
-             "|---|---|" + "---|" * len(KINDS)]
+def render(runs, kinds):
+    lines = ["| campaign | cases |" + "".join(f" {label}: median / max / within 15 % / within 20 % |" for _, label in kinds),
+             "|---|---|" + "---|" * len(kinds)]
     every = []
     for name, rows in runs:
         every += rows
         cells = ""
-        for kind, _ in KINDS:
+        for kind, _ in kinds:
             med, mx, in15, in20 = stats(rows, kind)
             cells += f" {100*med:.1f} % / {100*mx:.1f} % / {in15}/{len(rows)} / {in20}/{len(rows)} |"
         lines.append(f"| {name} | {len(rows)} |{cells}")
     cells = ""
-    for kind, _ in KINDS:
+    for kind, _ in kinds:
         med, mx, in15, in20 = stats(every, kind)
         cells += f" {100*med:.1f} % / {100*mx:.1f} % / {in15}/{len(every)} / {in20}/{len(every)} |"
     lines.append(f"| all cases together | {len(every)} |{cells}")
-    lines += ["", "| campaign | case | link (new) | measured img/s | comm curve | old numbers-only | new numbers-only | naive |",
-              "|---|---|---|---|---|---|---|---|"]
+    lines += ["", "| campaign | case | link (new) | measured img/s | "
+              + " | ".join(label.split(" (")[0] for _, label in kinds) + " |",
+              "|---|---|---|---|" + "---|" * len(kinds)]
     for name, rows in runs:
         for r in rows:
             lines.append(f"| {name} | {r['name']} | `{r['link']}` | {r['measured']:.1f} | "
-                         + " | ".join(f"{r[k]:.1f} ({100*r[k + '_err']:+.1f} %)" for k, _ in KINDS) + " |")
+                         + " | ".join(f"{r[k]:.1f} ({100*r[k + '_err']:+.1f} %)" for k, _ in kinds) + " |")
     return "\n".join(lines) + "\n"
 
 
@@ -164,6 +190,11 @@ def main(argv):
         print("reeval_numbers_only.py: MGBENCH must name the mgbench binary", file=sys.stderr)
         return 2
     out, folders = argv[0], argv[1:]
+    previous = os.environ.get("PREVIOUS")
+    prev = {}
+    if previous:
+        with lzma.open(previous, "rt") as f:
+            prev = {(c["campaign"], c["name"]): c["new"] for c in json.load(f)}
     summ = summarize_module()
     runs = []
     with tempfile.TemporaryDirectory() as bindir, concurrent.futures.ThreadPoolExecutor(max_workers=2) as pool:
@@ -172,13 +203,21 @@ def main(argv):
         version = subprocess.run([binary, "--version"], capture_output=True, text=True).stdout.split("\n")[0].strip()
         for folder in folders:
             runs.append((os.path.basename(os.path.normpath(folder)), campaign(binary, summ, folder, pool)))
+    kinds = KINDS
+    if prev:
+        kinds = KINDS[:2] + (PREV_KIND,) + KINDS[2:]
+        for name, rows in runs:
+            for r in rows:
+                r["prev"] = prev[(name, r["name"])]
+                r["prev_err"] = (r["prev"] - r["measured"]) / r["measured"]
     os.makedirs(out, exist_ok=True)
     keep = ("name", "rate", "delay", "model", "bucket", "overlap", "dtype", "repeats", "link", "measured", "profile",
             "comm", "spec", "new", "new_runs", "naive", "comm_err", "spec_err", "new_err", "naive_err")
+    keep += ("prev", "prev_err") if prev else ()
     doc = [{"campaign": name, **{k: r[k] for k in keep}} for name, rows in runs for r in rows]
     with lzma.open(f"{out}/cases.json.xz", "wt") as f:
         json.dump(doc, f, indent=1)
-    text = f"Predicted by `{version}`.\n\n" + render(runs)
+    text = f"Predicted by `{version}`.\n\n" + render(runs, kinds)
     with open(f"{out}/table.md", "w") as f:
         f.write(text)
     with open(f"{out}/curves.md", "w") as f:

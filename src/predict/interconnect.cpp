@@ -6,11 +6,12 @@ namespace mg {
 
 std::string Interconnect::label() const { return inter ? intra.label + "+" + inter->label : intra.label; }
 
-double allreduce_time(const Interconnect& ic, AllreduceMode s, double bytes, int n, bool after_gap) {
+double allreduce_time(const Interconnect& ic, AllreduceMode s, double bytes, int n, bool after_gap, double idle_s) {
   if (n <= 1 || bytes <= 0 || s == AllreduceMode::None) return 0;
   const int per_node = ic.gpus_per_node > 0 ? ic.gpus_per_node : n;
   const int nodes = (n + per_node - 1) / per_node;
-  if ((nodes <= 1 || !ic.inter) && s == AllreduceMode::Ring) return ring_allreduce_time(ic.intra, bytes, n, after_gap);
+  if ((nodes <= 1 || !ic.inter) && s == AllreduceMode::Ring)
+    return ring_allreduce_time(ic.intra, bytes, n, after_gap, idle_s);
   double extra = 0;
   if (after_gap) {
     extra = gap_extra_time(ic.intra, bytes, n);

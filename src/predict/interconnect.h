@@ -28,7 +28,9 @@ struct Interconnect {
 // after_gap: issued onto an idle comm stream after compute. A ring within one node reads the link's gap curve
 // (LinkModel::gap_curve) where it has one; the other cases add what the gap costs on the measured link (the
 // larger of the two links' gap_extra_time): the cost of waking the threads that carry a collective is the
-// host's, whatever the path.
-double allreduce_time(const Interconnect& ic, AllreduceMode s, double bytes, int n, bool after_gap = false);
+// host's, whatever the path. idle_s: how long the link carried nothing before it (a transport=gloo-tcp ring
+// prices TCP's window restart from it; the other forms ignore it).
+double allreduce_time(const Interconnect& ic, AllreduceMode s, double bytes, int n, bool after_gap = false,
+                      double idle_s = 0);
 
 }  // namespace mg

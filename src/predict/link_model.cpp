@@ -182,6 +182,14 @@ double parse_size(const std::string& text, const std::string& what) {
   return v * scale;
 }
 
+// A host software time (step=, wake=): a time as lat= takes it, at most one second (a longer one is a typo).
+double parse_host_time(const std::string& text, const std::string& what) {
+  if (number_unit(text, what).first < 0) throw UsageError(what + ": must not be negative, not '" + text + "'");
+  const double s = parse_time(text, what);
+  if (s > 1) throw UsageError(what + ": '" + text + "' is more than 1 s of host software");
+  return s;
+}
+
 LinkModel parse_spec(const std::string& text, const std::string& option) {
   LinkModel m;
   m.label = text;
@@ -206,16 +214,19 @@ LinkModel parse_spec(const std::string& text, const std::string& option) {
       m.mtu_B = parse_mtu(value, option);
     } else if (key == "burst") {
       m.burst_B = parse_size(value, option + " burst");
+    } else if (key == "step" || key == "wake") {
+      (key == "step" ? m.step_s : m.wake_s) = parse_host_time(value, option + " " + key);
     } else {
-      throw UsageError(option + " '" + text + "': unknown key '" + key + "' (bw, lat, transport, mtu, burst)");
+      throw UsageError(option + " '" + text + "': unknown key '" + key +
+                       "' (bw, lat, transport, mtu, burst, step, wake)");
     }
     if (comma == std::string::npos) break;
     pos = comma + 1;
   }
   if (!have_bw) throw UsageError(option + " '" + text + "': bw=... is required");
   if (m.transport != LinkTransport::GlooTcp) {
-    if (seen.count("mtu") || seen.count("burst"))
-      throw UsageError(option + " '" + text + "': mtu and burst apply to transport=gloo-tcp");
+    if (seen.count("mtu") || seen.count("burst") || seen.count("step") || seen.count("wake"))
+      throw UsageError(option + " '" + text + "': mtu, burst, step and wake apply to transport=gloo-tcp");
     m.description =
         fmt::format("custom link, {:.4g} GB/s, {:.4g} us per step", m.bandwidth_Bps / 1e9, m.latency_s * 1e6);
     return m;
@@ -224,9 +235,9 @@ LinkModel parse_spec(const std::string& text, const std::string& option) {
   m.description = fmt::format(
       "custom link, Gloo ring over TCP: {:.4g} GB/s shaped rate ({:.4g} GB/s of payload at MTU {:g}, ACKs included), "
       "{:.4g} us one way, {} one-way trips and {:.4g} us of software per ring step, {:.4g} ms to wake after compute, "
-      "shaper burst {:g} bytes",
+      "shaper burst {:g} bytes, TCP window restarted after an idle RTO",
       m.bandwidth_Bps / 1e9, m.bandwidth_Bps / gloo_tcp::wire_per_payload_byte(m.mtu_B) / 1e9, m.mtu_B,
-      m.latency_s * 1e6, gloo_tcp::kTripsPerStep, gloo_tcp::kStepSoftwareS * 1e6, gloo_tcp::kWakeS * 1e3, m.burst_B);
+      m.latency_s * 1e6, gloo_tcp::kTripsPerStep, m.step_s * 1e6, m.wake_s * 1e3, m.burst_B);
   return m;
 }
 
@@ -404,10 +415,12 @@ double curve_time(const std::vector<std::pair<double, double>>& c, double b, dou
 
 }  // namespace
 
-double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool after_gap) {
+double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool after_gap, double idle_s) {
   if (n <= 1 || bytes <= 0) return 0;
   if (link.curve.empty() && link.transport == LinkTransport::GlooTcp)
-    return gloo_tcp::ring_time(bytes, n, {link.bandwidth_Bps, link.latency_s, link.mtu_B, link.burst_B}, after_gap);
+    return gloo_tcp::ring_time(
+        bytes, n, {link.bandwidth_Bps, link.latency_s, link.mtu_B, link.burst_B, link.step_s, link.wake_s}, after_gap,
+        idle_s);
   const double lat = 2.0 * (n - 1) * link.latency_s;
   if (link.curve.empty()) return lat + 2.0 * (n - 1) / n * bytes / link.bandwidth_Bps;
   // The measured size whose bandwidth term equals this one's at n ranks, then swap the latency terms.

@@ -8,6 +8,7 @@
 #include <utility>
 #include <vector>
 
+#include "predict/gloo_tcp_cost.h"
 #include "result/comm_result.h"
 
 namespace mg {
@@ -24,6 +25,8 @@ struct LinkModel {
   LinkTransport transport = LinkTransport::Ideal;
   double mtu_B = 0;          // GlooTcp: the link's MTU (bytes)
   double burst_B = 0;        // GlooTcp: a token-bucket shaper's burst (bytes); 0 for a plain line
+  double step_s = gloo_tcp::kStepSoftwareS;  // GlooTcp: the host's software per ring step
+  double wake_s = gloo_tcp::kWakeS;          // GlooTcp: the host's wake-up for an all-reduce issued after compute
   // A measured all-reduce curve (bytes, seconds) at `curve_ranks` ranks, sorted by bytes; empty for presets.
   std::vector<std::pair<double, double>> curve;
   int curve_ranks = 0;
@@ -55,9 +58,10 @@ struct LinkPreset {
 };
 const std::vector<LinkPreset>& link_presets();
 
-// One link: a preset name, "bw=<rate>,lat=<time>[,transport=ideal|gloo-tcp][,mtu=<bytes>][,burst=<size>]"
-// (rate: 25GB/s, 100Gbit, 300Mbit, 12.5e9B/s or a bare number in GB/s; time: 2ms, 5us, 300ns, 0.001s or a bare
-// number in microseconds; mtu in bytes; burst as tc writes it, 256kb) or a `mgbench comm` JSON file.
+// One link: a preset name, "bw=<rate>,lat=<time>[,transport=ideal|gloo-tcp][,mtu=<bytes>][,burst=<size>]
+// [,step=<time>][,wake=<time>]" (rate: 25GB/s, 100Gbit, 300Mbit, 12.5e9B/s or a bare number in GB/s; time: 2ms,
+// 5us, 300ns, 0.001s or a bare number in microseconds; mtu in bytes; burst as tc writes it, 256kb; step and wake:
+// the host's software per ring step and wake-up after compute) or a `mgbench comm` JSON file.
 // UsageError naming `option` for an unknown name, a zero/negative/non-finite bandwidth or a bad file.
 LinkModel parse_link(const std::string& text, const std::string& option);
 // A comma list of links; "bw=..,lat=.." groups stay together ("nvlink4,bw=10GB/s,lat=5us,pcie4" is three).
@@ -71,10 +75,11 @@ LinkModel link_from_comm(const CommResult& c, const std::string& source);
 // With a measured curve, the curve at the size whose bandwidth term matches, corrected for the latency terms.
 // With transport GlooTcp (and no curve), gloo_tcp::ring_time.
 // after_gap: the all-reduce is issued onto an idle comm stream after compute (not queued behind another one);
-// the link's gap curve prices it where there is one, the back-to-back curve otherwise.
-double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool after_gap = false);
+// the link's gap curve prices it where there is one, the back-to-back curve otherwise. idle_s: how long the link
+// carried nothing before it (GlooTcp: TCP's window restart after an idle RTO); 0 for one queued behind another.
+double ring_allreduce_time(const LinkModel& link, double bytes, int n, bool after_gap = false, double idle_s = 0);
 // What issuing after a gap adds to the ring all-reduce on this link (gap curve minus back-to-back curve, as
-// measured: it may be negative where the two loops' noise says so); gloo_tcp::kWakeS for a GlooTcp link; 0 otherwise.
+// measured: it may be negative where the two loops' noise says so); the link's wake_s for a GlooTcp link; 0 otherwise.
 double gap_extra_time(const LinkModel& link, double bytes, int n);
 
 }  // namespace mg

@@ -56,26 +56,39 @@ StepPrediction simulate_step(const StepProfile& p, const StepOptions& o, const I
   // right where backward reached its ready point, so everything after it on the stream moves by the cast.
   double cast_before = 0, comm_free = 0;
   std::vector<double> ends(planned.size(), 0.0);
-  r.buckets.resize(planned.size());
-  for (size_t i : order) {
-    const double bytes = static_cast<double>(planned[i].elements * wire_size);
-    const double out = casts ? static_cast<double>(planned[i].elements) * o.cast_to_wire_s_per_element : 0.0;
-    // Without overlap the launches (and their casts) follow backward's end in bucket order.
-    const double reached = (o.overlap ? std::min(planned[i].ready_s, bwd) : bwd) + cast_before;
-    cast_before += out;
-    // Idle comm stream at launch: the first bucket, or one launched after the previous all-reduce had ended.
-    const bool idle = i == order.front() || reached + out > comm_free;
-    const double t = comm ? allreduce_time(ic, o.allreduce, bytes, n, idle) : 0.0;
-    if (comm) {
-      const double start = std::max(reached + out, comm_free);
-      comm_free = ends[i] = start + t;
-      r.after_gap += idle ? 1 : 0;
+  // The link idles before the step's first all-reduce from the previous step's last one: `lead` covers the
+  // optimizer, input wait, forward and earlier micro-batches; the backward the last one did not cover is added below.
+  const auto launch_all = [&](double lead) {
+    cast_before = comm_free = 0;
+    r.buckets.assign(planned.size(), {});
+    r.comm_s = r.cast_to_wire_s = 0;
+    r.wire_bytes = 0;
+    r.after_gap = 0;
+    for (size_t i : order) {
+      const double bytes = static_cast<double>(planned[i].elements * wire_size);
+      const double out = casts ? static_cast<double>(planned[i].elements) * o.cast_to_wire_s_per_element : 0.0;
+      // Without overlap the launches (and their casts) follow backward's end in bucket order.
+      const double reached = (o.overlap ? std::min(planned[i].ready_s, bwd) : bwd) + cast_before;
+      cast_before += out;
+      // Idle comm stream at launch: the first bucket, or one launched after the previous all-reduce had ended.
+      const bool idle = i == order.front() || reached + out > comm_free;
+      const double idle_s = i == order.front() ? lead + reached + out : idle ? reached + out - comm_free : 0.0;
+      const double t = comm ? allreduce_time(ic, o.allreduce, bytes, n, idle, idle_s) : 0.0;
+      if (comm) {
+        const double start = std::max(reached + out, comm_free);
+        comm_free = ends[i] = start + t;
+        r.after_gap += idle ? 1 : 0;
+      }
+      r.buckets[i] = {static_cast<size_t>(bytes), t, planned[i].ready_s};
+      r.comm_s += t;
+      r.cast_to_wire_s += out;
+      if (comm) r.wire_bytes += static_cast<size_t>(bytes);
     }
-    r.buckets[i] = {static_cast<size_t>(bytes), t, planned[i].ready_s};
-    r.comm_s += t;
-    r.cast_to_wire_s += out;
-    if (comm) r.wire_bytes += static_cast<size_t>(bytes);
-  }
+  };
+  const double lead = b.optimizer + b.input_wait + b.forward + (k - 1) * bwd;
+  launch_all(lead);
+  // In the steady state the previous step's last all-reduce ended this long before its backward did.
+  if (comm && bwd + r.cast_to_wire_s > comm_free) launch_all(lead + bwd + r.cast_to_wire_s - comm_free);
   // Backward as the trainer reports it ends before the launches without overlap, after the last cast with it.
   const double bwd_end = o.overlap ? bwd + r.cast_to_wire_s : bwd;
   b.backward += bwd_end - bwd;

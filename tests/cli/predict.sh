@@ -122,6 +122,15 @@ grep -qi "predict" "$TMP/cmp" || { cat "$TMP/cmp"; fail "compare does not say th
 out="$TMP/never.json"
 expect_usage_error "unknown link 'nvlink9'" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink9 --json "$out"
 expect_usage_error "bandwidth must be positive" "$MGBENCH" predict --profile "$TMP/profile.json" --link bw=0 --json "$out"
+# transport=gloo-tcp's host keys: a negative, absurd or unparsable time, or one without the transport it prices.
+expect_usage_error "step: must not be negative" "$MGBENCH" predict --profile "$TMP/profile.json" \
+  --link bw=1Gbit,lat=2ms,transport=gloo-tcp,step=-1 --json "$out"
+expect_usage_error "wake: '5s' is more than 1 s" "$MGBENCH" predict --profile "$TMP/profile.json" \
+  --link bw=1Gbit,lat=2ms,transport=gloo-tcp,wake=5s --json "$out"
+expect_usage_error "step: 'fast' is not a number" "$MGBENCH" predict --profile "$TMP/profile.json" \
+  --link bw=1Gbit,lat=2ms,transport=gloo-tcp,step=fast --json "$out"
+expect_usage_error "apply to transport=gloo-tcp" "$MGBENCH" predict --profile "$TMP/profile.json" \
+  --link bw=1Gbit,lat=2ms,wake=1ms --json "$out"
 expect_usage_error "gpus-per-node must be at least 1" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --gpus-per-node 0 --json "$out"
 expect_usage_error "inter-node" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --gpus 16 --gpus-per-node 8 --json "$out"
 expect_usage_error "not a training result" "$MGBENCH" predict --profile "$TMP/pred.json" --link nvlink4 --json "$out"

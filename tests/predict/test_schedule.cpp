@@ -2,6 +2,7 @@
 // gradient accumulation, the bucket plan and the hierarchical ring.
 #include <catch2/catch.hpp>
 
+#include "predict/gloo_tcp_cost.h"
 #include "predict/schedule.h"
 
 namespace mg {
@@ -200,6 +201,32 @@ TEST_CASE("an all-reduce that starts on an idle comm stream is priced after a ga
   o.overlap = true;
   s = simulate_step(profile(), o, gap_link(0.050), 2, 2);  // 20..71 ms, then the 60 ms bucket waits: queued
   CHECK(s.after_gap == 2);  // the 100 ms bucket finds the stream idle again (60 ms bucket ends at ~72 ms)
+}
+
+TEST_CASE("a transport=gloo-tcp link is told how long it idled: TCP's window restarts after an idle RTO") {
+  // 1 Gbit/s, 2 ms one way, MTU 9000, no bucket; 1 MiB buckets ready at 20 and 60 ms into backward, each done in
+  // about 17 ms, so the second waits ~23 ms, under the 204 ms RTO. The first waits from the previous step's
+  // last all-reduce (which ended after backward): optimizer, forward and 20 ms of backward.
+  Interconnect ic;
+  ic.intra = {};
+  ic.intra.bandwidth_Bps = 125e6;
+  ic.intra.latency_s = 2e-3;
+  ic.intra.transport = LinkTransport::GlooTcp;
+  ic.intra.mtu_B = 9000;
+  const gloo_tcp::Path path{125e6, 2e-3, 9000, 0};
+  StepOptions o;
+  o.bucket_mb = 1;
+  StepProfile p = profile();
+  for (double fwd : {0.010, 1.0}) {
+    INFO(fwd);
+    p.forward_s = fwd;
+    const StepPrediction s = simulate_step(p, o, ic, 2, 2);
+    REQUIRE(s.buckets.size() == 3);
+    CHECK(s.buckets[0].time_s == Approx(gloo_tcp::ring_time(1048576, 2, path, true, 0.005 + fwd + 0.020)));
+    CHECK(s.buckets[1].time_s == Approx(gloo_tcp::ring_time(1048576, 2, path, true, 0)));
+  }
+  // One second of forward is five RTOs: the window starts again from 10 segments and the first bucket pays for it.
+  CHECK(gloo_tcp::ring_time(1048576, 2, path, true, 1.025) > gloo_tcp::ring_time(1048576, 2, path, true, 0) + 4e-3);
 }
 
 TEST_CASE("after a gap, ps and the hierarchical ring add what the gap costs on the measured link") {
