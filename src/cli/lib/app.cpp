@@ -23,8 +23,10 @@ namespace {
 
 std::string version_text() {
   std::string s = std::string("mgbench ") + mgbench_version() + " (commit " + mgbench_git_commit() + ")\n";
+  const std::string unopened = open_deferred_libraries();
   for (const auto& kv : backend_library_versions()) s += "  " + kv.first + " " + kv.second + "\n";
   for (const auto& kv : comm_library_versions()) s += "  " + kv.first + " " + kv.second + "\n";
+  if (!unopened.empty()) s += "  " + unopened + "\n";
   if (!cuda_built()) s += "  cuda: not built (CPU backend only)\n";
   return s;
 }
@@ -56,7 +58,7 @@ int run_cli(int argc, char** argv) {
   app.allow_config_extras(false);
   TrainOptions train;
   add_train_options(app, train);  // before --version: --help lists --config above it
-  app.set_version_flag("--version", version_text());
+  app.set_version_flag("--version", std::function<std::string()>(version_text));  // built only when asked
   app.require_subcommand(0, 1);
 
   struct Sub {
