@@ -5,6 +5,14 @@ expect_status 0 "$MGBENCH" --version
 grep -q "^mgbench [0-9]" "$TMP/out" || fail "version line"
 grep -q "onednn" "$TMP/out" || fail "oneDNN version"
 grep -q "gloo" "$TMP/out" || fail "Gloo version"
+if grep -q "^  cublas_headers" "$TMP/out"; then  # a CUDA build: --version names the cuBLAS a CUDA run would open
+  grep -q "^  cublas [0-9]" "$TMP/out" || fail "--version does not name the cuBLAS it can open"
+fi
+# cuBLAS costs a process about 0.4 s and 200 MB at start: neither --help nor a CPU run opens it, in any build.
+for args in "--help" "--device cpu --model tiny --steps 1 --warmup 0 --batch-size 2 --no-progress"; do
+  LD_DEBUG=files "$MGBENCH" $args 2>"$TMP/ld" >/dev/null || fail "mgbench $args failed"
+  ! grep -q "file=libcublas" "$TMP/ld" || fail "mgbench $args opened cuBLAS: $(grep -m1 'file=libcublas' "$TMP/ld")"
+done
 
 cat > "$TMP/preset.json" <<'JSON'
 {"description": "test preset", "device": "cpu", "model": "tiny", "num-classes": 5, "batch-size": 4,
