@@ -86,6 +86,7 @@ def campaign(mgbench, summ, folder, pool):
 STEP_S, WAKE_S, WIRE = 0.506e-3 / 2, 3.390e-3 - 0.506e-3, (MTU + 14 + 66 / 2) / (MTU - 52)
 PAYLOAD, IW, RTO_MIN = MTU - 52, 10, 0.2
 GAP_S = 0.01  # the comm curves' --gap: the idle time before an all-reduce timed after compute
+LONG_IDLE_S = 1.0  # a step with a second of compute: what the window restart adds there (no campaign measured it)
 
 
 def window_after_idle(w, idle, rto):
@@ -122,13 +123,16 @@ def gloo_tcp_ms(size, rate, one_way, burst, after_gap, idle=0.0):
 
 CURVES_HEAD = ("The comm curves measured on each link (fp32, mean of in-place and out-of-place) beside the old "
                "bw,lat form and the gloo-tcp form, 2 ranks (the formula of src/predict/gloo_tcp_cost.cpp restated "
-               "in dev/predict/reeval_numbers_only.py).\n\n")
+               "in dev/predict/reeval_numbers_only.py): back to back (idle 0), after the curves' 10 ms gap (idle "
+               "10 ms, under the RTO: window kept) and, not measured by any campaign, after 1 s of idle "
+               "(window restarted).\n\n")
 
 
 def curves(folders):
     """Per campaign, link and size: the measured fp32 all-reduce (back to back / after the gap) beside both models."""
     lines = ["| campaign | link | size KiB | measured back to back / after gap ms | old bw,lat ms "
-             "| new gloo-tcp back to back / after gap ms |", "|---|---|---|---|---|---|"]
+             "| new gloo-tcp back to back / after gap ms | new gloo-tcp after 1 s idle ms (not measured) |",
+             "|---|---|---|---|---|---|---|"]
     for folder in folders:
         with tarfile.open(f"{folder}/raw.tar.xz", "r:xz") as t:
             for m in sorted(t.getmembers(), key=lambda m: m.name):
@@ -145,8 +149,9 @@ def curves(folders):
                     b2b, gap = (statistics.mean(x[i] for x in v) / 1e3 for i in (0, 1))
                     old = (2 * delay + size / rate) * 1e3
                     new = [gloo_tcp_ms(size, rate, delay, BURST_B, g, GAP_S if g else 0.0) for g in (False, True)]
+                    idle = gloo_tcp_ms(size, rate, delay, BURST_B, True, LONG_IDLE_S)
                     lines.append(f"| {os.path.basename(os.path.normpath(folder))} | {tag} | {size // 1024} | "
-                                 f"{b2b:.2f} / {gap:.2f} | {old:.2f} | {new[0]:.2f} / {new[1]:.2f} |")
+                                 f"{b2b:.2f} / {gap:.2f} | {old:.2f} | {new[0]:.2f} / {new[1]:.2f} | {idle:.2f} |")
     return "\n".join(lines) + "\n"
 
 
