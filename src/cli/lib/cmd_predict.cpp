@@ -10,6 +10,7 @@
 
 #include "comm/rendezvous/child_runs.h"
 #include "cli/lib/command.h"
+#include "predict/gloo_tcp_cost.h"
 #include "predict/link_model.h"
 #include "predict/run_prediction.h"
 #include "result/rate_unit.h"
@@ -31,13 +32,19 @@ class PredictCommand final : public Command {
                      ? fmt::format("\n  {:<14} {:>7.4g}  busbw {:.4g} on {} GPUs", p.name, p.bandwidth_GBps,
                                    p.published.busbw_GBps, p.published.ranks)
                      : fmt::format("\n  {:<14} {:>7.4g}  busbw: none found", p.name, p.bandwidth_GBps);
+    presets += fmt::format("\ntransport=gloo-tcp prices Gloo's ring over TCP (frames, ACKs, two trips per ring step, the "
+                           "shaper's burst, TCP's window after idle); step= and wake= are the host's software time per "
+                           "ring step and its wake-up after compute (defaults {:.3f}ms and {:.3f}ms, measured on "
+                           "loopback). See docs/predict.md",
+                           gloo_tcp::kStepSoftwareS * 1e3, gloo_tcp::kWakeS * 1e3);
     sub.footer(presets);
     sub.add_option("--profile", opts_.profile_path, "1-device training result (mgbench --gpus 1 --json FILE)")->required();
     sub.add_option("--gpus,--devices", opts_.gpus, "device counts, e.g. 1,2,4,8,16,32")->delimiter(',')->capture_default_str();
     sub.add_option("--link", opts_.links,
                    "links between the GPUs of a node, comma list: presets (nvlink1..5, pcie3..5, pcie4-switch, "
-                   "ib-hdr, ib-ndr, 25gbe, 100gbe, 400gbe, nvlink4-nccl, ...: listed below), bw=<rate>,lat=<time>, "
-                   "or a mgbench comm JSON file")
+                   "ib-hdr, ib-ndr, 25gbe, 100gbe, 400gbe, nvlink4-nccl, ...: listed below), bw=<rate>,lat=<time>"
+                   "[,transport=gloo-tcp[,mtu=<bytes>][,burst=<size>][,step=<time>][,wake=<time>]], or a mgbench "
+                   "comm JSON file")
         ->required();
     per_node_opt_ = sub.add_option("--gpus-per-node", gpus_per_node_, "GPUs per node (default: all in one node)");
     sub.add_option("--inter-node", opts_.inter_node, "link between nodes, per NIC (preset, bw=..,lat=.. or comm JSON)");
