@@ -68,8 +68,9 @@ for exe in mgbench tests/test_gpu; do
   done < <(ldd "$build/$exe")
 done
 # cuBLAS is opened at run time (backend/cuda/cublas_library.h), so ldd does not list it: the sonames the binary names.
-cuda_needed+=($(grep -aoE 'libcublas(Lt)?\.so\.[0-9]+' "$build/mgbench" | sort -u))
-[[ " ${cuda_needed[*]} " == *" libcublas.so."* ]] || die "$build/mgbench names no libcublas.so.N to open at run time"
+mapfile -t opened < <(grep -aoE 'libcublas(Lt)?\.so\.[0-9]+' "$build/mgbench" | sort -u || true)
+[[ " ${opened[*]} " == *" libcublas.so."* ]] || die "$build/mgbench names no libcublas.so.N to open at run time"
+cuda_needed+=("${opened[@]}")
 chmod u+w "$stage"/lib/*
 for f in "$stage"/libexec/*; do patchelf --set-rpath '$ORIGIN/../lib' "$f"; done
 for f in "$stage"/lib/*; do patchelf --set-rpath '$ORIGIN' "$f"; done

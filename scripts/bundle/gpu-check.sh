@@ -143,7 +143,9 @@ for tool in memcheck racecheck; do
   fi
   # Host-staged input so the copy stream runs too; a small batch and image keep the sanitizer's slowdown in budget
   # (racecheck did not finish 4 steps of batch 8 at 64x64 in 90 s on an H100).
-  step "$tool" 150 "$sanitizer" --tool "$tool" --error-exitcode 3 "$bundle/libexec/mgbench" --device cuda --gpus 1 \
+  # The sanitizer starts the binary itself, so it gets the library path the launcher would have set.
+  step "$tool" 150 env LD_LIBRARY_PATH="$(MGBENCH_BUNDLE_PRINT_LIBRARY_PATH=1 "$mgbench")" \
+    "$sanitizer" --tool "$tool" --error-exitcode 3 "$bundle/libexec/mgbench" --device cuda --gpus 1 \
     --model resnet18 --batch-size 2 --image-size 32 --steps 2 --warmup 1 --synthetic-source host --no-progress \
     --no-check --json "$out/$tool-resnet18.json"
 done

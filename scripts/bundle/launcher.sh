@@ -2,7 +2,8 @@
 # The bundle's launcher (bin/mgbench, bin/test_gpu): CUDA's libraries are not shipped, so it finds each one the
 # binaries need on this host (the loader's own paths first, then the CUDA toolkit, then a Python environment's
 # NVIDIA wheels), puts their folders on LD_LIBRARY_PATH and runs libexec/<name>. MGBENCH_CUDA_LIBS=DIR[:DIR...]
-# is searched before anything else; MGBENCH_BUNDLE_VERBOSE=1 says where each library was found.
+# is searched before anything else; MGBENCH_BUNDLE_VERBOSE=1 says where each library was found;
+# MGBENCH_BUNDLE_PRINT_LIBRARY_PATH=1 prints the LD_LIBRARY_PATH it would run with and exits.
 here=$(dirname "$(readlink -f "$0")")
 prog=$(basename "$0")
 exe=$here/../libexec/$prog
@@ -59,4 +60,6 @@ for lib in $need; do
   case ":$added:" in *":$dir:"*) ;; *) added=${added:+$added:}$dir ;; esac
 done
 [ -n "$added" ] && export LD_LIBRARY_PATH="$added${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+# For a tool that must start libexec/<name> itself (compute-sanitizer): the library path this launcher would use.
+if [ "${MGBENCH_BUNDLE_PRINT_LIBRARY_PATH:-0}" = 1 ]; then echo "${LD_LIBRARY_PATH:-}"; exit 0; fi
 exec "$exe" "$@"

@@ -90,6 +90,7 @@ mount --make-rprivate / && mount --bind "$cuda/lib" "$TMP/cuda-libs" && mount -t
   mount --bind "$TMP/empty-cache" /etc/ld.so.cache || exit 90
 MGBENCH_PYTHON="$TMP/python-with-wheels" MGBENCH_BUNDLE_VERBOSE=1 "$b/bin/mgbench" --version \
   >"$TMP/wheels.out" 2>"$TMP/wheels.err" || exit 91
+MGBENCH_PYTHON="$TMP/python-with-wheels" MGBENCH_BUNDLE_PRINT_LIBRARY_PATH=1 "$b/bin/mgbench" >"$TMP/libpath.out" || exit 92
 MGBENCH_PYTHON=/bin/false "$b/bin/mgbench" --version >"$TMP/none.out" 2>"$TMP/none.err"
 echo \$? >"$TMP/none.rc"
 EOF
@@ -98,11 +99,15 @@ case $? in
   0) ;;
   90) fail "could not hide the CUDA toolkit and the loader's cache in the mount namespace" ;;
   91) cat "$TMP/wheels.err"; fail "the bundle did not start with CUDA's libraries only in a Python environment's wheels" ;;
+  92) fail "MGBENCH_BUNDLE_PRINT_LIBRARY_PATH=1 failed with CUDA's libraries in the wheels" ;;
   *) fail "the wheels namespace's script failed" ;;
 esac
 for lib in libcudnn.so.9 libnccl.so.2 libcudart.so.13 libcublas.so.13 libcublasLt.so.13; do
   grep -q "$lib from $site/" "$TMP/wheels.err" || { cat "$TMP/wheels.err"; fail "$lib was not taken from the wheels"; }
 done
+# What compute-sanitizer is given in place of the launcher (gpu-check): the same folders, cuBLAS's among them.
+[[ $(cat "$TMP/libpath.out") == *"$site/cu13/lib"* && $(cat "$TMP/libpath.out") == *"$site/cudnn/lib"* ]] ||
+  fail "the printed library path lacks the wheels' folders: $(cat "$TMP/libpath.out")"
 [[ $(cat "$TMP/none.rc") == 2 && $(wc -l <"$TMP/none.err") == 1 ]] ||
   { cat "$TMP/none.err"; fail "with CUDA's libraries nowhere: exit $(cat "$TMP/none.rc"), expected 2 and one line"; }
 grep -q "CUDA's lib.* was not found" "$TMP/none.err" || fail "the missing-library message: $(cat "$TMP/none.err")"

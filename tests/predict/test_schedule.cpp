@@ -229,6 +229,35 @@ TEST_CASE("a transport=gloo-tcp link is told how long it idled: TCP's window res
   CHECK(gloo_tcp::ring_time(1048576, 2, path, true, 1.025) > gloo_tcp::ring_time(1048576, 2, path, true, 0) + 4e-3);
 }
 
+TEST_CASE("a transport=gloo-tcp link idles, in the steady state, from the last all-reduce to the next step's first") {
+  // All buckets ready in the first 30 ms of a 500 ms backward: the previous step's last all-reduce ended long before
+  // its backward did, so the next step's first all-reduce finds the link idle for that tail too, past the RTO.
+  Interconnect ic;
+  ic.intra = {};
+  ic.intra.bandwidth_Bps = 125e6;
+  ic.intra.latency_s = 2e-3;
+  ic.intra.transport = LinkTransport::GlooTcp;
+  ic.intra.mtu_B = 9000;
+  const gloo_tcp::Path path{125e6, 2e-3, 9000, 0};
+  StepOptions o;
+  o.bucket_mb = 1;
+  StepProfile p = profile();
+  p.backward_s = 0.500;
+  p.layers = {{1, 256, 0.030}, {4, 262144, 0.020}, {7, 262144, 0.010}};
+  const StepPrediction s = simulate_step(p, o, ic, 2, 2);
+  REQUIRE(s.buckets.size() == 3);
+  // Without the tail: launched at 10 ms after 5 ms of optimizer and 10 of forward; the other two queue behind it.
+  const double lead = 0.005 + 0.010;
+  const double end0 = 0.010 + gloo_tcp::ring_time(1048576, 2, path, true, lead + 0.010);
+  const double end1 = end0 + gloo_tcp::ring_time(1048576, 2, path, false, 0);
+  const double end2 = end1 + gloo_tcp::ring_time(1024, 2, path, false, 0);
+  REQUIRE(end2 < 0.100);
+  const double idle = lead + (0.500 - end2) + 0.010;
+  REQUIRE(idle > 0.204);  // past the RTO (round trip + 200 ms)
+  CHECK(s.buckets[0].time_s == Approx(gloo_tcp::ring_time(1048576, 2, path, true, idle)));
+  CHECK(s.buckets[0].time_s > gloo_tcp::ring_time(1048576, 2, path, true, lead + 0.010) + 1e-3);
+}
+
 TEST_CASE("after a gap, ps and the hierarchical ring add what the gap costs on the measured link") {
   Interconnect ic = gap_link(0.004);
   const double S = 1e6;

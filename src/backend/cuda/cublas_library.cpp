@@ -63,8 +63,12 @@ CublasLibrary open_library() {
 }  // namespace
 
 const CublasLibrary& cublas_library() {
-  static const CublasLibrary library = open_library();  // a throw leaves it unset: the next call tries again
-  opened.store(&library, std::memory_order_release);
+  // A throw leaves it unset: the next call tries again. `opened` is written once, not on every GEMM's call.
+  static const CublasLibrary& library = [] () -> const CublasLibrary& {
+    static const CublasLibrary l = open_library();
+    opened.store(&l, std::memory_order_release);
+    return l;
+  }();
   return library;
 }
 

@@ -88,9 +88,10 @@ void CudaBackend::init() {
   MG_CHECK_CUDA(cudaStreamCreateWithPriority(&streams_[0], cudaStreamNonBlocking, least));
   MG_CHECK_CUDA(cudaStreamCreateWithPriority(&streams_[1], cudaStreamNonBlocking, least));
   MG_CHECK_CUDA(cudaStreamCreateWithPriority(&streams_[2], cudaStreamNonBlocking, greatest));
+  // cuBLAS first: cuDNN then finds cuBLASLt already loaded, as when it was linked, whatever its own search finds.
+  const cuda::CublasLibrary& blas = cuda::cublas_library();
   MG_CHECK_CUDNN(cudnnCreate(&cudnn_));
   MG_CHECK_CUDNN(cudnnSetStream(cudnn_, compute()));
-  const cuda::CublasLibrary& blas = cuda::cublas_library();
   MG_CHECK_CUBLAS(blas.create(&cublas_));
   MG_CHECK_CUBLAS(blas.set_stream(cublas_, compute()));
   MG_CHECK_CUBLAS(blas.set_pointer_mode(cublas_, CUBLAS_POINTER_MODE_HOST));

@@ -33,9 +33,9 @@ class LinearLayer final : public CudaLayer {
     if (dt_ != DType::F32) kernels::cast(w_low_.get(), dt_, params_[0], DType::F32, o_ * f_, stream());
     const float one = 1.0f, zero = 0.0f;
     const cudaDataType_t t = cuda_dtype(dt_);
-    MG_CHECK_CUBLAS(cublas_library().gemm_ex(be_.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, int(o_), int(n_), int(f_), &one, w, t,
-                                 int(f_), in[0].data, t, int(f_), &zero, out.data, t, int(o_), compute_,
-                                 CUBLAS_GEMM_DEFAULT));
+    MG_CHECK_CUBLAS(cublas_library().gemm_ex(be_.cublas(), CUBLAS_OP_T, CUBLAS_OP_N, int(o_), int(n_), int(f_), &one,
+                                             w, t, int(f_), in[0].data, t, int(f_), &zero, out.data, t, int(o_),
+                                             compute_, CUBLAS_GEMM_DEFAULT));
     if (desc_.linear.bias) kernels::add_channel_bias(out.data, out.data, params_[1], dt_, n_, o_, stream());
   }
 
@@ -46,16 +46,16 @@ class LinearLayer final : public CudaLayer {
     const float one = 1.0f, zero = 0.0f, beta_w = accumulate ? 1.0f : 0.0f;
     const cudaDataType_t t = cuda_dtype(dt_);
     MG_CHECK_CUBLAS(cublas_library().gemm_ex(be_.cublas(), CUBLAS_OP_N, CUBLAS_OP_T, int(f_), int(o_), int(n_), &one,
-                                 in[0].data, t, int(f_), dout.data, t, int(o_), &beta_w, grads_[0], CUDA_R_32F,
-                                 int(f_), compute_, CUBLAS_GEMM_DEFAULT));
+                                             in[0].data, t, int(f_), dout.data, t, int(o_), &beta_w, grads_[0],
+                                             CUDA_R_32F, int(f_), compute_, CUBLAS_GEMM_DEFAULT));
     if (desc_.linear.bias) {
       kernels::channel_sums(dout.data, nullptr, nullptr, dt_, n_, o_, sums_.as<double>(), stream());
       kernels::sums_to_grad(grads_[1], sums_.as<double>(), o_, accumulate, stream());
     }
     if (din[0].data) {
-      MG_CHECK_CUBLAS(cublas_library().gemm_ex(be_.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(f_), int(n_), int(o_), &one, weight(),
-                                   t, int(f_), dout.data, t, int(o_), &zero, din[0].data, t, int(f_), compute_,
-                                   CUBLAS_GEMM_DEFAULT));
+      MG_CHECK_CUBLAS(cublas_library().gemm_ex(be_.cublas(), CUBLAS_OP_N, CUBLAS_OP_N, int(f_), int(n_), int(o_),
+                                               &one, weight(), t, int(f_), dout.data, t, int(o_), &zero, din[0].data,
+                                               t, int(f_), compute_, CUBLAS_GEMM_DEFAULT));
     }
   }
 

@@ -32,11 +32,11 @@ class PredictCommand final : public Command {
                      ? fmt::format("\n  {:<14} {:>7.4g}  busbw {:.4g} on {} GPUs", p.name, p.bandwidth_GBps,
                                    p.published.busbw_GBps, p.published.ranks)
                      : fmt::format("\n  {:<14} {:>7.4g}  busbw: none found", p.name, p.bandwidth_GBps);
-    presets += fmt::format("\ntransport=gloo-tcp prices Gloo's ring over TCP (frames, ACKs, two trips per ring step, the "
-                           "shaper's burst, TCP's window after idle); step= and wake= are the host's software time per "
-                           "ring step and its wake-up after compute (defaults {:.3f}ms and {:.3f}ms, measured on "
-                           "loopback). See docs/predict.md",
-                           gloo_tcp::kStepSoftwareS * 1e3, gloo_tcp::kWakeS * 1e3);
+    presets += fmt::format(
+        "\ntransport=gloo-tcp prices Gloo's ring over TCP (frames, ACKs, two trips per ring step, the shaper's burst, "
+        "TCP's window after idle); step= and wake= are the host's software time per ring step and its wake-up after "
+        "compute (defaults {:.3f}ms and {:.3f}ms, measured on loopback). See docs/predict.md",
+        gloo_tcp::kStepSoftwareS * 1e3, gloo_tcp::kWakeS * 1e3);
     sub.footer(presets);
     sub.add_option("--profile", opts_.profile_path, "1-device training result (mgbench --gpus 1 --json FILE)")->required();
     sub.add_option("--gpus,--devices", opts_.gpus, "device counts, e.g. 1,2,4,8,16,32")->delimiter(',')->capture_default_str();
