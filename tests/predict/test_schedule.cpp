@@ -21,6 +21,17 @@ StepProfile profile() {
   return p;
 }
 
+// Gloo over TCP at 1 Gbit/s, 2 ms one way, MTU 9000, no shaper bucket.
+Interconnect gloo_tcp_link() {
+  Interconnect ic;
+  ic.intra = {};
+  ic.intra.bandwidth_Bps = 125e6;
+  ic.intra.latency_s = 2e-3;
+  ic.intra.transport = LinkTransport::GlooTcp;
+  ic.intra.mtu_B = 9000;
+  return ic;
+}
+
 Interconnect link(double bw_Bps, double lat_s) {
   Interconnect ic;
   ic.intra.label = "test";
@@ -207,12 +218,7 @@ TEST_CASE("a transport=gloo-tcp link is told how long it idled: TCP's window res
   // 1 Gbit/s, 2 ms one way, MTU 9000, no bucket; 1 MiB buckets ready at 20 and 60 ms into backward, each done in
   // about 17 ms, so the second waits ~23 ms, under the 204 ms RTO. The first waits from the previous step's
   // last all-reduce (which ended after backward): optimizer, forward and 20 ms of backward.
-  Interconnect ic;
-  ic.intra = {};
-  ic.intra.bandwidth_Bps = 125e6;
-  ic.intra.latency_s = 2e-3;
-  ic.intra.transport = LinkTransport::GlooTcp;
-  ic.intra.mtu_B = 9000;
+  const Interconnect ic = gloo_tcp_link();
   const gloo_tcp::Path path{125e6, 2e-3, 9000, 0};
   StepOptions o;
   o.bucket_mb = 1;
@@ -232,12 +238,7 @@ TEST_CASE("a transport=gloo-tcp link is told how long it idled: TCP's window res
 TEST_CASE("a transport=gloo-tcp link idles, in the steady state, from the last all-reduce to the next step's first") {
   // All buckets ready in the first 30 ms of a 500 ms backward: the previous step's last all-reduce ended long before
   // its backward did, so the next step's first all-reduce finds the link idle for that tail too, past the RTO.
-  Interconnect ic;
-  ic.intra = {};
-  ic.intra.bandwidth_Bps = 125e6;
-  ic.intra.latency_s = 2e-3;
-  ic.intra.transport = LinkTransport::GlooTcp;
-  ic.intra.mtu_B = 9000;
+  const Interconnect ic = gloo_tcp_link();
   const gloo_tcp::Path path{125e6, 2e-3, 9000, 0};
   StepOptions o;
   o.bucket_mb = 1;
