@@ -93,10 +93,11 @@ void install_stop_handlers() {
     ::sigaction(SIGINT, &sa, nullptr);
     ::sigaction(SIGTERM, &sa, nullptr);
     std::signal(SIGXFSZ, SIG_IGN);
-    // A write to a peer that just died must fail as an error naming it, not kill the survivor without a word.
-    std::signal(SIGPIPE, SIG_IGN);
   });
+  ignore_broken_pipes();
 }
+
+void ignore_broken_pipes() { std::signal(SIGPIPE, SIG_IGN); }
 
 bool stop_requested() { return g_signal.load(std::memory_order_relaxed) != 0; }
 

@@ -24,6 +24,9 @@ struct Interrupted : Error {
 // Installs SIGINT/SIGTERM handlers and the watcher thread (idempotent), and ignores SIGXFSZ so a file-size
 // limit surfaces as EFBIG from write() (a clear error) instead of killing the process mid-write.
 void install_stop_handlers();
+// Ignores SIGPIPE (idempotent): Gloo writes with writev(), so a write to a peer that just died would otherwise
+// kill the survivor without a word instead of failing as an error that names the peer.
+void ignore_broken_pipes();
 
 bool stop_requested();
 int stop_signal();        // 0 until a stop was requested

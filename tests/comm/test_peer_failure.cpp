@@ -2,6 +2,7 @@
 // naming it; processes that disagree on the run fail with a usage error before any collective.
 #include <catch2/catch.hpp>
 
+#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -117,6 +118,16 @@ TEST_CASE("processes with different configurations fail with a usage error namin
     CHECK(usage[r]);
     CHECK_THAT(errors[r], Catch::Contains("disagree") && Catch::Contains("batch=32") && Catch::Contains("batch=64"));
   }
+}
+
+// Gloo writes with writev(): under SIGPIPE's default a write racing a dead peer's close ends the survivor silently
+// (the killed-peer case below, when Gloo's reader has not yet seen the close), in any process, not only the CLI.
+TEST_CASE("connecting Gloo communicators makes a write to a dead peer an error rather than a fatal SIGPIPE") {
+  std::signal(SIGPIPE, SIG_DFL);
+  test::CpuWorld w = test::make_cpu_world(2, 3, "pipe", "tcp");
+  struct sigaction now;
+  REQUIRE(::sigaction(SIGPIPE, nullptr, &now) == 0);
+  CHECK(now.sa_handler == SIG_IGN);
 }
 
 TEST_CASE("two processes all-reduce over the TCP store, a killed peer process is named by the survivor") {

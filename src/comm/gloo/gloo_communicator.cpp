@@ -19,6 +19,7 @@
 #include "comm/gloo/ring_reduce_scatter.h"
 #include "core/error.h"
 #include "core/run_on_threads.h"
+#include "core/stop.h"
 
 namespace mg {
 
@@ -187,6 +188,7 @@ std::vector<std::unique_ptr<Communicator>> create_gloo_communicators(int world_s
     }
   }
   const int n_local = static_cast<int>(local.size());
+  ignore_broken_pipes();  // not only the CLI embeds communicators: any process must survive a peer's death
   gloo::transport::tcp::attr attr;
   if (!addr.iface.empty()) {
     interface_ipv4(addr.iface, "--gloo-iface");  // a clear error for a missing interface, before Gloo's
