@@ -1,5 +1,7 @@
 #include "result/run_config_fields.h"
 
+#include <type_traits>
+
 #include "core/error.h"
 #include "result/json_value.h"
 
@@ -66,10 +68,46 @@ void read_enum_list(RunConfig& c, const json& v) {
   }
 }
 
-#define MG_VALUE(m) #m, &write_value<&RunConfig::m>, &read_value<&RunConfig::m>
-#define MG_ENUM(m, names) #m, &write_enum<&RunConfig::m, names>, &read_enum<&RunConfig::m, names>
-#define MG_OPTIONAL(m, names) #m, &write_optional<&RunConfig::m, names>, &read_optional<&RunConfig::m, names>
-#define MG_ENUM_LIST(m, names) #m, &write_enum_list<&RunConfig::m, names>, &read_enum_list<&RunConfig::m, names>
+// The command line's binding of each kind: a value or flag binds to the member, an enum through its names.
+template <auto M>
+void bind_value(FieldOptionBinder& b, const ConfigField& f, RunConfig& c) {
+  if constexpr (std::is_same_v<std::remove_reference_t<decltype(c.*M)>, bool>) {
+    b.flag(f, c.*M, true);
+  } else {
+    b.value(f, c.*M);
+  }
+}
+// A flag that turns a default-on field off (--no-overlap sets overlap false).
+template <auto M>
+void bind_negated(FieldOptionBinder& b, const ConfigField& f, RunConfig& c) {
+  b.flag(f, c.*M, false);
+}
+template <auto M, const auto& Names>
+void bind_enum(FieldOptionBinder& b, const ConfigField& f, RunConfig& c) {
+  auto* member = &(c.*M);
+  b.name(f, Names.name(*member), [member](const std::string& text, const std::string& option) {
+    *member = Names.parse(text, option);
+  });
+}
+template <auto M, const auto& Names>
+void bind_optional(FieldOptionBinder& b, const ConfigField& f, RunConfig& c) {
+  auto* member = &(c.*M);
+  b.name(f, "", [member](const std::string& text, const std::string& option) {
+    *member = Names.parse(text, option);
+  });
+}
+
+#define MG_VALUE(m) #m, &write_value<&RunConfig::m>, &read_value<&RunConfig::m>, &bind_value<&RunConfig::m>
+#define MG_NEGATED(m) #m, &write_value<&RunConfig::m>, &read_value<&RunConfig::m>, &bind_negated<&RunConfig::m>
+#define MG_ENUM(m, names) \
+  #m, &write_enum<&RunConfig::m, names>, &read_enum<&RunConfig::m, names>, &bind_enum<&RunConfig::m, names>
+#define MG_OPTIONAL(m, names) \
+  #m, &write_optional<&RunConfig::m, names>, &read_optional<&RunConfig::m, names>, &bind_optional<&RunConfig::m, names>
+// Fields whose option the command line binds itself (train_options.cpp), or that no option sets.
+#define MG_VALUE_CLI(m) #m, &write_value<&RunConfig::m>, &read_value<&RunConfig::m>, nullptr
+#define MG_ENUM_CLI(m, names) #m, &write_enum<&RunConfig::m, names>, &read_enum<&RunConfig::m, names>, nullptr
+#define MG_ENUM_LIST_CLI(m, names) \
+  #m, &write_enum_list<&RunConfig::m, names>, &read_enum_list<&RunConfig::m, names>, nullptr
 
 // Roles, in ConfigField order: optional, fingerprint, compare_key, preset.
 constexpr bool O = true, F = true, K = true, P = true, _ = false;
@@ -78,18 +116,44 @@ constexpr bool O = true, F = true, K = true, P = true, _ = false;
 
 const std::vector<ConfigField>& run_config_fields() {
   static const std::vector<ConfigField> fields = {
-      // key, write, read; option; roles: opt fp key preset; --help group; --help text
+      // key, write, read, bind; option; roles: opt fp key preset; --help group; --help text
+      {MG_VALUE_CLI(config_file), "config", _, _, _, _, kGroupGeneral,
+       "preset JSON file (keys are long option names; the command line overrides)"},
       {MG_VALUE(model), "model", _, F, K, _, kGroupModelData, "network to train (see `mgbench models`)"},
+      {MG_ENUM_CLI(precision, kPrecisionNames), "precision", _, F, K, _, kGroupModelData, "fp32 | tf32 | fp16 | bf16"},
+      {MG_VALUE(batch_size), "batch-size", _, F, _, P, kGroupModelData,
+       "images per device per step (global with --scaling strong); default 64 on GPU, 16 on CPU"},
+      {MG_ENUM(scaling, kScalingNames), "scaling", _, _, _, P, kGroupModelData,
+       "weak (batch per device) | strong (global batch fixed)"},
       {MG_VALUE(image_size), "image-size", _, F, _, P, kGroupModelData,
        "input height and width (default: the model's)"},
       {MG_VALUE(seq_len), "seq-len", O, F, _, P, kGroupModelData,
        "a language model's tokens per sequence (default: its context length)"},
       {MG_VALUE(num_classes), "num-classes", _, F, _, P, kGroupModelData,
        "classifier outputs (default 1000; image models)"},
-      {MG_ENUM(precision, kPrecisionNames), "precision", _, F, K, _, kGroupModelData, "fp32 | tf32 | fp16 | bf16"},
-      {MG_ENUM(device, kDeviceKindNames), "device", _, F, K, _, kGroupDevices,
+      {MG_VALUE(data), "data", _, F, K, _, kGroupModelData,
+       "synthetic | DIR (ImageNet-style folder) | FILE.mgrec | FILE.bin (tokens)"},
+      {MG_ENUM(synthetic_source, kSyntheticSourceNames), "synthetic-source", _, F, K, _, kGroupModelData,
+       "device (one batch kept on the device) | host (staged every step)"},
+      {MG_VALUE(data_threads), "data-threads", _, _, _, _, kGroupModelData, "JPEG decode threads per replica"},
+      {MG_VALUE(staging_depth), "staging-depth", _, _, _, _, kGroupModelData,
+       "batches in flight between host and device"},
+      {MG_VALUE(seed), "seed", _, F, _, _, kGroupModelData, "seed for weights, data order and synthetic data"},
+      {MG_VALUE(skip_bad_images), "skip-bad-images", _, _, _, _, kGroupModelData,
+       "skip (and count) corrupt images instead of failing"},
+      {MG_ENUM(optimizer, kOptimizerNames), "optimizer", O, F, K, _, kGroupOptimizer,
+       "sgd (with momentum) | adamw (decoupled weight decay, as torch.optim.AdamW)"},
+      {MG_VALUE(lr), "lr", _, _, _, _, kGroupOptimizer, "learning rate (default: 0.01 for sgd, 0.001 for adamw)"},
+      {MG_VALUE(momentum), "momentum", _, _, _, _, kGroupOptimizer, "SGD momentum (default 0.9)"},
+      {MG_VALUE(weight_decay), "weight-decay", _, _, _, _, kGroupOptimizer,
+       "weight decay (default: 1e-4 for sgd, 0.01 for adamw)"},
+      {MG_VALUE(adam_beta1), "adam-beta1", O, _, _, _, kGroupOptimizer, "AdamW's first-moment decay (default 0.9)"},
+      {MG_VALUE(adam_beta2), "adam-beta2", O, _, _, _, kGroupOptimizer, "AdamW's second-moment decay (default 0.999)"},
+      {MG_VALUE(adam_eps), "adam-eps", O, _, _, _, kGroupOptimizer, "AdamW's epsilon (default 1e-8)"},
+      {MG_VALUE(loss_scale), "loss-scale", _, _, _, _, kGroupOptimizer, "initial dynamic loss scale for fp16"},
+      {MG_ENUM_CLI(device, kDeviceKindNames), "device", _, F, K, _, kGroupDevices,
        "cpu | cuda | auto (cuda when a GPU is present)"},
-      {MG_VALUE(device_counts), "devices", _, _, _, _, kGroupDevices,
+      {MG_VALUE_CLI(device_counts), "devices", _, _, _, _, kGroupDevices,
        "device counts to sweep, e.g. 1,2,4,8 (CPU: replicas)"},
       {MG_VALUE(gpu_ids), "gpu-ids", _, _, _, _, kGroupDevices, "device ordinals to use, e.g. 0,2,4,6"},
       {MG_VALUE(no_baseline), "no-baseline", _, _, _, _, kGroupDevices,
@@ -101,10 +165,22 @@ const std::vector<ConfigField>& run_config_fields() {
        "CPU convolutions: fastest (per shape, once, at set-up: each pass's fastest oneDNN implementation, and direct "
        "against Winograd for fp32 3x3 stride-1 layers) | direct | winograd (pin one, untimed, oneDNN's first "
        "implementation of each pass; Winograd where it applies, direct elsewhere)"},
-      {MG_VALUE(batch_size), "batch-size", _, F, _, P, kGroupModelData,
-       "images per device per step (global with --scaling strong); default 64 on GPU, 16 on CPU"},
-      {MG_ENUM(scaling, kScalingNames), "scaling", _, _, _, P, kGroupModelData,
-       "weak (batch per device) | strong (global batch fixed)"},
+      {MG_VALUE(bucket_mb), "bucket-mb", _, F, _, _, kGroupDevices, "gradient bucket size in MiB"},
+      {MG_NEGATED(overlap), "no-overlap", _, F, _, _, kGroupDevices,
+       "start all-reduce only after the whole backward pass"},
+      {MG_OPTIONAL(allreduce_dtype, kAllreduceDTypeNames), "allreduce-dtype", _, F, _, _, kGroupDevices,
+       "fp32 | fp16 | bf16 (default: fp32 gradients)"},
+      {MG_VALUE(accum_steps), "accum-steps", _, F, _, P, kGroupDevices,
+       "micro-batches per replica between all-reduces"},
+      {MG_ENUM(allreduce, kAllreduceModeNames), "allreduce", _, F, _, _, kGroupDevices,
+       "ring | ps (reduce to rank 0, then broadcast: a parameter server) | none (independent replicas, no gradient "
+       "exchange)"},
+      {MG_OPTIONAL(nccl_algo, kNcclAlgoNames), "nccl-algo", _, _, _, _, kGroupDevices,
+       "ring | tree | auto: sets NCCL_ALGO before NCCL starts"},
+      {MG_VALUE(comm_timeout_s), "comm-timeout", _, _, _, _, kGroupDevices, "seconds before a lost rank fails the run"},
+      {MG_ENUM_LIST_CLI(transports, kTransportNames), "transport", _, _, _, _, kGroupDevices,
+       "transports to compare, e.g. auto,p2p,shm,net (NCCL) or local,tcp (CPU)"},
+      {MG_VALUE(gloo_iface), "gloo-iface", _, _, _, _, kGroupDevices, "network interface for Gloo's TCP transport"},
       {MG_VALUE(steps), "steps", _, F, _, P, kGroupMeasurement,
        "timed steps per repeat (default 20 on GPU, 10 on CPU)"},
       {MG_VALUE(warmup), "warmup", _, F, _, P, kGroupMeasurement, "untimed warm-up steps (default 5 on GPU, 2 on CPU)"},
@@ -120,51 +196,13 @@ const std::vector<ConfigField>& run_config_fields() {
       {MG_VALUE(inject_slowdown), "inject-slowdown", O, _, _, _, kGroupMeasurement,
        "calibration only: make every timed step slower by this fraction of its own time (busy-wait), e.g. 0.10; "
        "recorded in the result (scripts/ci-regression.sh --calibrate)"},
-      {MG_ENUM(optimizer, kOptimizerNames), "optimizer", O, F, K, _, kGroupOptimizer,
-       "sgd (with momentum) | adamw (decoupled weight decay, as torch.optim.AdamW)"},
-      {MG_VALUE(lr), "lr", _, _, _, _, kGroupOptimizer, "learning rate (default: 0.01 for sgd, 0.001 for adamw)"},
-      {MG_VALUE(momentum), "momentum", _, _, _, _, kGroupOptimizer, "SGD momentum (default 0.9)"},
-      {MG_VALUE(weight_decay), "weight-decay", _, _, _, _, kGroupOptimizer,
-       "weight decay (default: 1e-4 for sgd, 0.01 for adamw)"},
-      {MG_VALUE(adam_beta1), "adam-beta1", O, _, _, _, kGroupOptimizer, "AdamW's first-moment decay (default 0.9)"},
-      {MG_VALUE(adam_beta2), "adam-beta2", O, _, _, _, kGroupOptimizer, "AdamW's second-moment decay (default 0.999)"},
-      {MG_VALUE(adam_eps), "adam-eps", O, _, _, _, kGroupOptimizer, "AdamW's epsilon (default 1e-8)"},
-      {MG_VALUE(loss_scale), "loss-scale", _, _, _, _, kGroupOptimizer, "initial dynamic loss scale for fp16"},
-      {MG_VALUE(data), "data", _, F, K, _, kGroupModelData,
-       "synthetic | DIR (ImageNet-style folder) | FILE.mgrec | FILE.bin (tokens)"},
-      {MG_ENUM(synthetic_source, kSyntheticSourceNames), "synthetic-source", _, F, K, _, kGroupModelData,
-       "device (one batch kept on the device) | host (staged every step)"},
-      {MG_VALUE(data_threads), "data-threads", _, _, _, _, kGroupModelData, "JPEG decode threads per replica"},
-      {MG_VALUE(staging_depth), "staging-depth", _, _, _, _, kGroupModelData,
-       "batches in flight between host and device"},
-      {MG_VALUE(seed), "seed", _, F, _, _, kGroupModelData, "seed for weights, data order and synthetic data"},
-      {MG_VALUE(skip_bad_images), "skip-bad-images", _, _, _, _, kGroupModelData,
-       "skip (and count) corrupt images instead of failing"},
-      {MG_VALUE(bucket_mb), "bucket-mb", _, F, _, _, kGroupDevices, "gradient bucket size in MiB"},
-      {MG_VALUE(overlap), "no-overlap", _, F, _, _, kGroupDevices,
-       "start all-reduce only after the whole backward pass"},
-      {MG_OPTIONAL(allreduce_dtype, kAllreduceDTypeNames), "allreduce-dtype", _, F, _, _, kGroupDevices,
-       "fp32 | fp16 | bf16 (default: fp32 gradients)"},
-      {MG_VALUE(accum_steps), "accum-steps", _, F, _, P, kGroupDevices,
-       "micro-batches per replica between all-reduces"},
-      {MG_ENUM(allreduce, kAllreduceModeNames), "allreduce", _, F, _, _, kGroupDevices,
-       "ring | ps (reduce to rank 0, then broadcast: a parameter server) | none (independent replicas, no gradient "
-       "exchange)"},
-      {MG_OPTIONAL(nccl_algo, kNcclAlgoNames), "nccl-algo", _, _, _, _, kGroupDevices,
-       "ring | tree | auto: sets NCCL_ALGO before NCCL starts"},
-      {MG_VALUE(comm_timeout_s), "comm-timeout", _, _, _, _, kGroupDevices, "seconds before a lost rank fails the run"},
-      {MG_ENUM_LIST(transports, kTransportNames), "transport", _, _, _, _, kGroupDevices,
-       "transports to compare, e.g. auto,p2p,shm,net (NCCL) or local,tcp (CPU)"},
-      {MG_VALUE(gloo_iface), "gloo-iface", _, _, _, _, kGroupDevices, "network interface for Gloo's TCP transport"},
+      {MG_NEGATED(check), "no-check", O, _, _, _, kGroupMeasurement,
+       "skip the correctness check of the model's layers and a few training steps before timing"},
       {MG_VALUE(json_path), "json", _, _, _, _, kGroupOutput, "write the result as JSON (atomically)"},
       {MG_VALUE(trace_path), "trace", _, _, _, _, kGroupOutput,
        "write a Chrome/Perfetto trace of the largest device count"},
-      {MG_VALUE(config_file), "config", _, _, _, _, kGroupGeneral,
-       "preset JSON file (keys are long option names; the command line overrides)"},
-      {MG_VALUE(command_line), "", _, _, _, _, "", ""},
-      {MG_VALUE(progress), "no-progress", _, _, _, _, kGroupOutput, "no progress line even on a terminal"},
-      {MG_VALUE(check), "no-check", O, _, _, _, kGroupMeasurement,
-       "skip the correctness check of the model's layers and a few training steps before timing"},
+      {MG_NEGATED(progress), "no-progress", _, _, _, _, kGroupOutput, "no progress line even on a terminal"},
+      {MG_VALUE_CLI(command_line), "", _, _, _, _, "", ""},
   };
   return fields;
 }

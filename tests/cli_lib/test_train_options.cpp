@@ -5,8 +5,11 @@
 
 #include <CLI/CLI.hpp>
 
+#include "cli/lib/json_config.h"
 #include "cli/lib/train_options.h"
 #include "result/run_config_fields.h"
+#include "support/config_values.h"
+#include "support/temp_dir.h"
 
 using namespace mg;
 
@@ -23,6 +26,22 @@ bool has_long_name(const CLI::Option* opt, const std::string& name) {
   for (const std::string& n : opt->get_lnames())
     if (n == name) return true;
   return false;
+}
+
+// The field's other value (tests/support/config_values.h) as the command line spells it: a list comma-joined.
+std::string option_text(const nlohmann::json& v) {
+  if (v.is_string()) return v.get<std::string>();
+  if (!v.is_array()) return v.dump();
+  std::string out;
+  for (const nlohmann::json& e : v) out += (out.empty() ? "" : ",") + option_text(e);
+  return out;
+}
+
+void parse(TrainApp& t, std::vector<std::string> args) {
+  args.insert(args.begin(), "mgbench");
+  std::vector<const char*> argv;
+  for (const std::string& a : args) argv.push_back(a.c_str());
+  t.app.parse(static_cast<int>(argv.size()), argv.data());
 }
 
 std::vector<const CLI::Option*> options_named(const CLI::App& app, const std::string& name) {
@@ -86,4 +105,44 @@ TEST_CASE("the training options keep their names, aliases and --help groups in o
   REQUIRE(devices.size() == 1);
   CHECK(devices[0]->get_name() == "--gpus");
   CHECK(t.app.get_config_ptr() == options_named(t.app, "config").at(0));
+}
+
+// A row's bind function is all a field needs to be on the command line: its option sets that field and no other.
+TEST_CASE("each field the table binds is set from its option's text, and only that field") {
+  const nlohmann::json defaults = to_json(RunConfig{});
+  int bound = 0;
+  for (const ConfigField& f : run_config_fields()) {
+    if (!f.bind) continue;
+    INFO("--" << f.option);
+    const nlohmann::json& other = test::other_config_values().at(f.key);
+    TrainApp t;
+    if (other.is_boolean()) {
+      REQUIRE(other != defaults.at(f.key));  // a flag's other value is the one giving it sets
+      parse(t, {"--" + std::string(f.option)});
+    } else {
+      parse(t, {"--" + std::string(f.option), option_text(other)});
+    }
+    CHECK(t.options.given(f.option));
+    nlohmann::json expected = defaults;
+    expected[f.key] = other;
+    CHECK(to_json(t.options.cfg) == expected);
+    ++bound;
+  }
+  CHECK(bound >= 40);
+}
+
+TEST_CASE("an option a --config preset gives counts as given, so AdamW keeps the preset's learning rate") {
+  test::TempDir dir;
+  dir.write("adamw.json", R"({"optimizer": "adamw", "lr": 0.25, "no-overlap": false})");
+  const std::string preset = dir / "adamw.json";
+  TrainApp t;
+  t.app.config_formatter(std::make_shared<JsonConfig>());
+  parse(t, {"--config", preset, "--device", "cpu", "--model", "tiny"});
+  CHECK(t.options.given("lr"));
+  CHECK_FALSE(t.options.given("weight-decay"));
+  const RunConfig c = finalize_train_options(t.options, "mgbench");
+  CHECK(c.optimizer == Optimizer::AdamW);
+  CHECK(c.lr == 0.25f);
+  CHECK(c.weight_decay == 0.01f);  // AdamW's default where neither preset nor command line gave one
+  CHECK(c.overlap);  // a flag a preset sets false stays off
 }

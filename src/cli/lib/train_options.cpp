@@ -36,19 +36,71 @@ void check_output_path(const std::string& path, const char* option) {
   if (fs::is_directory(p, ec)) throw UsageError(fmt::format("{} {} is a directory", option, path));
 }
 
-// The long names of CLI11's "--gpus,--devices", without the dashes.
-std::vector<std::string> long_names(const std::string& names) {
-  std::vector<std::string> out;
-  for (const std::string& n : split_list({names}))
-    if (n.rfind("--", 0) == 0) out.push_back(n.substr(2));
-  return out;
-}
+// Registers the field table's options on the app: each help text, group and shown default is the row's.
+class CliFieldBinder final : public FieldOptionBinder {
+ public:
+  CliFieldBinder(CLI::App& app, TrainOptions& o) : app_(app), o_(o) {}
 
-// The run-config field one of `names` sets; a name in neither list is a programming error (tests/cli_lib).
-const ConfigField& field_of(const std::string& names) {
-  for (const std::string& n : long_names(names))
-    if (const ConfigField* f = config_field_of_option(n)) return *f;
-  throw std::logic_error(fmt::format("{} is not an option of the run-config field table", names));
+  void value(const ConfigField& f, std::string& v) override { typed(f, v); }
+  void value(const ConfigField& f, int& v) override { typed(f, v); }
+  void value(const ConfigField& f, int64_t& v) override { typed(f, v); }
+  void value(const ConfigField& f, uint64_t& v) override { typed(f, v); }
+  void value(const ConfigField& f, float& v) override { typed(f, v); }
+  void value(const ConfigField& f, double& v) override { typed(f, v); }
+  void value(const ConfigField& f, std::vector<int>& v) override {
+    const std::string option = "--" + std::string(f.option);
+    add(f, app_.add_option_function<std::vector<std::string>>(
+               option, [&v, option](const std::vector<std::string>& items) { v = parse_ints(items, option.c_str()); },
+               f.help))
+        ->delimiter(',');
+  }
+  void flag(const ConfigField& f, bool& v, bool when_given) override {
+    // A preset's `false` arrives as a count of -1 and sets the field the other way, its default.
+    const auto set = [&v, when_given](int64_t count) { v = (count > 0) == when_given; };
+    add(f, app_.add_flag_function("--" + std::string(f.option), set, f.help));
+  }
+  void name(const ConfigField& f, const std::string& current,
+            std::function<void(const std::string&, const std::string&)> set) override {
+    const std::string option = "--" + std::string(f.option);
+    add(f, app_.add_option_function<std::string>(
+               option, [set, option](const std::string& text) { set(text, option); }, f.help))
+        ->default_str(current);
+  }
+  // Puts an option in the row's group and records it by each long name (TrainOptions::given).
+  CLI::Option* add(const ConfigField& f, CLI::Option* opt) {
+    opt->group(f.group);
+    for (const std::string& name : opt->get_lnames()) o_.options[name] = opt;
+    return opt;
+  }
+
+ private:
+  // The default is shown unless the help text says what it is (it depends on the device, model or optimizer).
+  template <typename T>
+  void typed(const ConfigField& f, T& v) {
+    CLI::Option* opt = add(f, app_.add_option("--" + std::string(f.option), v, f.help));
+    if (std::string(f.help).find("default") == std::string::npos) opt->capture_default_str();
+  }
+
+  CLI::App& app_;
+  TrainOptions& o_;
+};
+
+// Options whose value needs the machine or has a command-line-only spelling (--device auto, --precision amp).
+void bind_cli_field(CliFieldBinder& b, CLI::App& app, const ConfigField& f, TrainOptions& o) {
+  const std::string option = f.option;
+  if (option == "config") {
+    b.add(f, app.set_config("--config", "", f.help));  // read by app.cpp's JsonConfig
+  } else if (option == "precision") {
+    b.add(f, app.add_option("--precision", o.precision, f.help))->capture_default_str();
+  } else if (option == "device") {
+    b.add(f, app.add_option("--device", o.device, f.help))->capture_default_str();
+  } else if (option == "devices") {
+    b.add(f, app.add_option("--gpus,--devices", o.gpus, f.help))->delimiter(',');
+  } else if (option == "transport") {
+    b.add(f, app.add_option("--transport", o.transports, f.help))->delimiter(',');
+  } else if (!option.empty()) {
+    throw std::logic_error(fmt::format("--{} has no binding: give its row a bind function", option));
+  }
 }
 
 const CliOnlyOption& cli_only_option(const std::string& name) {
@@ -57,18 +109,13 @@ const CliOnlyOption& cli_only_option(const std::string& name) {
   throw std::logic_error(fmt::format("--{} is not in train_cli_only_options()", name));
 }
 
-// A field's option and flag: the help text and group are the field table's.
-template <typename T>
-CLI::Option* field_option(CLI::App& app, const std::string& names, T& value) {
-  const ConfigField& f = field_of(names);
-  return app.add_option(names, value, f.help)->group(f.group);
-}
-CLI::Option* field_flag(CLI::App& app, const std::string& names, bool& value) {
-  const ConfigField& f = field_of(names);
-  return app.add_flag(names, value, f.help)->group(f.group);
-}
-
 }  // namespace
+
+bool TrainOptions::given(const std::string& option) const {
+  const auto it = options.find(option);
+  if (it == options.end()) throw std::logic_error(fmt::format("--{} is not a training option", option));
+  return it->second->count() > 0;
+}
 
 const std::vector<CliOnlyOption>& train_cli_only_options() {
   static const std::vector<CliOnlyOption> options = {
@@ -80,62 +127,21 @@ const std::vector<CliOnlyOption>& train_cli_only_options() {
 }
 
 void add_train_options(CLI::App& app, TrainOptions& o) {
-  RunConfig& c = o.cfg;
-  // --help lists the groups by their first option, and each group's options, in this order.
-  const ConfigField& preset = field_of("--config");
-  app.set_config("--config", "", preset.help)->group(preset.group);  // read by app.cpp's JsonConfig
-  field_option(app, "--model", c.model)->capture_default_str();
-  field_option(app, "--precision", o.precision)->capture_default_str();
-  field_option(app, "--batch-size", o.batch_size);
-  field_option(app, "--scaling", o.scaling)->capture_default_str();
-  field_option(app, "--image-size", c.image_size);
-  field_option(app, "--seq-len", c.seq_len);
-  field_option(app, "--num-classes", o.num_classes);
-  field_option(app, "--data", c.data)->capture_default_str();
-  field_option(app, "--synthetic-source", o.synthetic_source)->capture_default_str();
-  field_option(app, "--data-threads", c.data_threads)->capture_default_str();
-  field_option(app, "--staging-depth", c.staging_depth)->capture_default_str();
-  field_option(app, "--seed", c.seed)->capture_default_str();
-  field_flag(app, "--skip-bad-images", c.skip_bad_images);
-  field_option(app, "--optimizer", o.optimizer)->capture_default_str();
-  field_option(app, "--lr", o.lr);
-  field_option(app, "--momentum", o.momentum);
-  field_option(app, "--weight-decay", o.weight_decay);
-  field_option(app, "--adam-beta1", o.adam_beta1);
-  field_option(app, "--adam-beta2", o.adam_beta2);
-  field_option(app, "--adam-eps", o.adam_eps);
-  field_option(app, "--loss-scale", c.loss_scale)->capture_default_str();
-  field_option(app, "--device", o.device)->capture_default_str();
-  field_option(app, "--gpus,--devices", o.gpus)->delimiter(',');
-  field_option(app, "--gpu-ids", o.gpu_ids)->delimiter(',');
-  field_flag(app, "--no-baseline", c.no_baseline);
-  field_option(app, "--threads", o.threads);
-  field_option(app, "--threads-per-replica", o.threads_per_replica);
-  field_option(app, "--cpu-conv-algo", o.cpu_conv_algo)->capture_default_str();
-  field_option(app, "--bucket-mb", c.bucket_mb)->capture_default_str();
-  field_flag(app, "--no-overlap", o.no_overlap);
-  field_option(app, "--allreduce-dtype", o.allreduce_dtype);
-  field_option(app, "--accum-steps", c.accum_steps)->capture_default_str();
-  field_option(app, "--allreduce", o.allreduce)->capture_default_str();
-  field_option(app, "--nccl-algo", o.nccl_algo);
-  field_option(app, "--comm-timeout", c.comm_timeout_s)->capture_default_str();
-  field_option(app, "--transport", o.transports)->delimiter(',');
-  field_option(app, "--gloo-iface", c.gloo_iface);
-  field_option(app, "--steps", o.steps);
-  field_option(app, "--warmup", o.warmup);
-  field_option(app, "--repeat", c.repeat)->capture_default_str();
-  field_option(app, "--runs", c.runs)->capture_default_str();
-  field_flag(app, "--forward-only", c.forward_only);
-  field_flag(app, "--input-only", c.input_only);
-  field_option(app, "--inject-slowdown", c.inject_slowdown);
-  field_flag(app, "--no-check", o.no_check);
-  field_option(app, "--json", c.json_path);
-  field_option(app, "--trace", c.trace_path);
+  CliFieldBinder binder(app, o);
+  // --help lists the groups by their first option, and each group's options, in the table's order.
+  for (const ConfigField& f : run_config_fields()) {
+    if (f.bind) {
+      f.bind(binder, f, o.cfg);
+    } else {
+      bind_cli_field(binder, app, f, o);
+    }
+  }
   const CliOnlyOption& html = cli_only_option("html");
-  app.add_option("--html", o.html_path, html.help)->group(html.group);
-  CLI::Option* no_progress = field_flag(app, "--no-progress", o.no_progress);
+  o.options["html"] = app.add_option("--html", o.html_path, html.help)->group(html.group);
   const CliOnlyOption& progress = cli_only_option("progress");
-  app.add_flag("--progress", o.progress, progress.help)->group(progress.group)->excludes(no_progress);
+  CLI::Option* no_progress = o.options.at("no-progress");
+  o.options["progress"] =
+      app.add_flag("--progress", o.progress, progress.help)->group(progress.group)->excludes(no_progress);
 }
 
 namespace {
@@ -148,13 +154,12 @@ ModelDesc resolve_model(RunConfig& c, const TrainOptions& o) {
   if (desc.tokens) {
     if (c.image_size)
       throw UsageError(fmt::format("--image-size applies to image models; {} takes --seq-len", c.model));
-    if (o.num_classes)
+    if (o.given("num-classes"))
       throw UsageError(fmt::format("--num-classes applies to image models; {}'s vocabulary is fixed", c.model));
     c.num_classes = desc.num_classes;
   } else {
     if (c.seq_len)
       throw UsageError(fmt::format("--seq-len applies to language models; {} takes --image-size", c.model));
-    c.num_classes = o.num_classes.value_or(c.num_classes);
   }
   return desc;
 }
@@ -168,12 +173,6 @@ bool resolve_device_and_names(RunConfig& c, const TrainOptions& o) {
   c.precision = kPrecisionNames.parse(o.precision == "amp" ? "bf16" : o.precision, "--precision");
   // The CPU answers at once; each GPU is asked when the trainer opens it (the devices may differ).
   if (!gpu) require_precision(*make_backend(DeviceKind::Cpu, 0, BackendOptions{}), c.precision);
-  c.scaling = kScalingNames.parse(o.scaling, "--scaling");
-  c.allreduce = kAllreduceModeNames.parse(o.allreduce, "--allreduce");
-  if (!o.allreduce_dtype.empty()) c.allreduce_dtype = kAllreduceDTypeNames.parse(o.allreduce_dtype, "--allreduce-dtype");
-  if (!o.nccl_algo.empty()) c.nccl_algo = kNcclAlgoNames.parse(o.nccl_algo, "--nccl-algo");
-  c.synthetic_source = kSyntheticSourceNames.parse(o.synthetic_source, "--synthetic-source");
-  c.cpu_conv_algo = kCpuConvAlgoNames.parse(o.cpu_conv_algo, "--cpu-conv-algo");
   if (c.cpu_conv_algo != CpuConvAlgo::Fastest && gpu)
     throw UsageError("--cpu-conv-algo applies to --device cpu only (cuDNN chooses on a GPU)");
   if (c.cpu_conv_algo == CpuConvAlgo::Winograd && !cpu_has_winograd())
@@ -187,16 +186,16 @@ bool resolve_device_and_names(RunConfig& c, const TrainOptions& o) {
 
 // Batch, step counts and the other numbers, each within its range.
 void resolve_numbers(RunConfig& c, const TrainOptions& o, const ModelDesc& desc, bool gpu) {
-  c.batch_size = o.batch_size.value_or(gpu ? 64 : 16);
+  if (!o.given("batch-size")) c.batch_size = gpu ? 64 : 16;
   if (c.batch_size < 1 || c.batch_size > 65536) {
     throw UsageError(fmt::format("--batch-size {} must be between 1 and 65536", c.batch_size));
   }
-  c.steps = o.steps != 0 ? o.steps : (gpu ? 20 : 10);
-  c.warmup = o.warmup >= 0 ? o.warmup : (gpu ? 5 : 2);
+  if (!o.given("steps")) c.steps = gpu ? 20 : 10;
+  if (!o.given("warmup")) c.warmup = gpu ? 5 : 2;
   if (c.steps < 1 || c.steps > 1000000)
     throw UsageError(fmt::format("--steps {} must be between 1 and 1000000", c.steps));
-  if (o.warmup < -1 || c.warmup > 1000000)
-    throw UsageError(fmt::format("--warmup {} must be between 0 and 1000000", o.warmup));
+  if (c.warmup < 0 || c.warmup > 1000000)
+    throw UsageError(fmt::format("--warmup {} must be between 0 and 1000000", c.warmup));
   if (c.repeat < 1 || c.repeat > 1000)
     throw UsageError(fmt::format("--repeat {} must be between 1 and 1000", c.repeat));
   if (c.runs < 1 || c.runs > 100) throw UsageError(fmt::format("--runs {} must be between 1 and 100", c.runs));
@@ -214,27 +213,22 @@ void resolve_numbers(RunConfig& c, const TrainOptions& o, const ModelDesc& desc,
   if (c.seq_len < 0 || c.seq_len > desc.default_image_size)
     throw UsageError(fmt::format("--seq-len {} must be between 1 and {}'s context length, {}", c.seq_len, c.model,
                                  desc.default_image_size));
-  for (const auto& [given, name] : {std::pair{o.threads, "--threads"}, std::pair{o.threads_per_replica, "--threads-per-replica"}}) {
-    if (given && *given < 1)
-      throw UsageError(fmt::format("{} {} must be at least 1 (leave it out for the default)", name, *given));
+  for (const auto& [threads, name] :
+       {std::pair{c.threads, "threads"}, std::pair{c.threads_per_replica, "threads-per-replica"}}) {
+    if (o.given(name) && threads < 1)
+      throw UsageError(fmt::format("--{} {} must be at least 1 (leave it out for the default)", name, threads));
   }
-  c.threads = o.threads.value_or(0);
-  c.threads_per_replica = o.threads_per_replica.value_or(0);
 }
 
 // The optimizer's settings (an option of the other optimizer is an error) and the run's mode.
 void resolve_optimizer(RunConfig& c, const TrainOptions& o) {
-  c.optimizer = kOptimizerNames.parse(o.optimizer, "--optimizer");
   const bool adamw = c.optimizer == Optimizer::AdamW;
-  c.lr = o.lr.value_or(adamw ? 1e-3f : c.lr);  // torch.optim.AdamW's defaults; RunConfig's are SGD's
-  c.weight_decay = o.weight_decay.value_or(adamw ? 0.01f : c.weight_decay);
-  if (adamw && o.momentum) throw UsageError("--momentum applies to --optimizer sgd (AdamW has --adam-beta1)");
-  c.momentum = o.momentum.value_or(c.momentum);
-  if (!adamw && (o.adam_beta1 || o.adam_beta2 || o.adam_eps))
+  // torch.optim.AdamW's defaults; RunConfig's are SGD's
+  if (adamw && !o.given("lr")) c.lr = 1e-3f;
+  if (adamw && !o.given("weight-decay")) c.weight_decay = 0.01f;
+  if (adamw && o.given("momentum")) throw UsageError("--momentum applies to --optimizer sgd (AdamW has --adam-beta1)");
+  if (!adamw && (o.given("adam-beta1") || o.given("adam-beta2") || o.given("adam-eps")))
     throw UsageError("--adam-beta1, --adam-beta2 and --adam-eps apply to --optimizer adamw");
-  c.adam_beta1 = o.adam_beta1.value_or(c.adam_beta1);
-  c.adam_beta2 = o.adam_beta2.value_or(c.adam_beta2);
-  c.adam_eps = o.adam_eps.value_or(c.adam_eps);
   if (!(c.lr >= 0) || !(c.momentum >= 0) || !(c.weight_decay >= 0)) throw UsageError("--lr, --momentum and --weight-decay must be >= 0");
   for (const auto& [beta, name] :
        {std::pair{c.adam_beta1, "--adam-beta1"}, std::pair{c.adam_beta2, "--adam-beta2"}}) {
@@ -256,7 +250,6 @@ void resolve_devices(RunConfig& c, const TrainOptions& o, bool gpu) {
     c.device_counts = default_device_counts(c.device, process_cores(c.threads, LaunchInfo{}));
   }
   c.device_counts_defaulted = o.gpus.empty();
-  c.gpu_ids = parse_ints(o.gpu_ids, "--gpu-ids");
   if (!c.gpu_ids.empty()) {
     std::vector<int> sorted = c.gpu_ids;
     std::sort(sorted.begin(), sorted.end());
@@ -274,9 +267,6 @@ void resolve_devices(RunConfig& c, const TrainOptions& o, bool gpu) {
 RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line) {
   RunConfig c = o.cfg;
   c.command_line = command_line;
-  c.progress = !o.no_progress;
-  c.check = !o.no_check;
-  c.overlap = !o.no_overlap;
   const ModelDesc desc = resolve_model(c, o);
   const bool gpu = resolve_device_and_names(c, o);
   resolve_numbers(c, o, desc, gpu);
