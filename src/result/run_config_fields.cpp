@@ -89,11 +89,16 @@ void bind_enum(FieldOptionBinder& b, const ConfigField& f, RunConfig& c) {
     *member = Names.parse(text, option);
   });
 }
+// An optional enum: "" unsets it, as in the result file (and clears what a preset set).
 template <auto M, const auto& Names>
 void bind_optional(FieldOptionBinder& b, const ConfigField& f, RunConfig& c) {
   auto* member = &(c.*M);
   b.name(f, "", [member](const std::string& text, const std::string& option) {
-    *member = Names.parse(text, option);
+    if (text.empty()) {
+      member->reset();
+    } else {
+      *member = Names.parse(text, option);
+    }
   });
 }
 
@@ -262,5 +267,13 @@ std::string field_text(const ConfigField& f, const RunConfig& c) {
   const json v = f.write(c);
   return v.is_string() ? v.get<std::string>() : v.dump();
 }
+
+#undef MG_VALUE
+#undef MG_NEGATED
+#undef MG_ENUM
+#undef MG_OPTIONAL
+#undef MG_VALUE_CLI
+#undef MG_ENUM_CLI
+#undef MG_ENUM_LIST_CLI
 
 }  // namespace mg

@@ -13,7 +13,10 @@ echo '{"model": "tiny", "batch-size": 0}' > "$TMP/zero.json"
 expect_usage_error "batch-size 0 must be" "$MGBENCH" "${base[@]}" --config "$TMP/zero.json"
 expect_usage_error "^mgbench: error: --threads 0 must be" "$MGBENCH" "${base[@]}" --model tiny --threads 0
 expect_usage_error "threads-per-replica 0 must be" "$MGBENCH" "${base[@]}" --model tiny --threads-per-replica 0
-expect_usage_error "steps" "$MGBENCH" "${base[@]}" --model tiny --steps -1
+# Zero steps and a negative warm-up are refused, not read as "the default" (leave the option out for that).
+expect_usage_error "steps -1 must be between 1 and" "$MGBENCH" --device cpu --json "$out" --model tiny --steps -1
+expect_usage_error "steps 0 must be between 1 and" "$MGBENCH" --device cpu --json "$out" --model tiny --steps 0
+expect_usage_error "warmup -1 must be between 0 and" "$MGBENCH" --device cpu --json "$out" --model tiny --warmup -1
 expect_usage_error "image-size 100" "$MGBENCH" "${base[@]}" --model vgg16 --image-size 100
 expect_usage_error "image-size" "$MGBENCH" "${base[@]}" --model inception3 --image-size 40
 expect_usage_error "precision fp16" "$MGBENCH" "${base[@]}" --model tiny --precision fp16

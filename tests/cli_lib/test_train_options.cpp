@@ -145,4 +145,55 @@ TEST_CASE("an option a --config preset gives counts as given, so AdamW keeps the
   CHECK(c.lr == 0.25f);
   CHECK(c.weight_decay == 0.01f);  // AdamW's default where neither preset nor command line gave one
   CHECK(c.overlap);  // a flag a preset sets false stays off
+  CHECK(c.config_file == preset);  // recorded, so the result names the preset it ran
+}
+
+TEST_CASE("options left out take the device's defaults, options given keep their values") {
+  TrainApp unset;
+  parse(unset, {"--device", "cpu", "--model", "tiny"});
+  const RunConfig d = finalize_train_options(unset.options, "mgbench");
+  CHECK(d.batch_size == 16);
+  CHECK(d.steps == 10);
+  CHECK(d.warmup == 2);
+  CHECK(d.threads == 0);
+  CHECK(d.num_classes == RunConfig{}.num_classes);
+  TrainApp given;
+  parse(given, {"--device", "cpu", "--model", "tiny", "--batch-size", "5", "--steps", "3", "--warmup", "0"});
+  const RunConfig g = finalize_train_options(given.options, "mgbench");
+  CHECK(g.batch_size == 5);
+  CHECK(g.steps == 3);
+  CHECK(g.warmup == 0);
+}
+
+TEST_CASE("a word that does not parse is reported when the run is resolved, so --help still shows help") {
+  TrainApp t;
+  parse(t, {"--optimizer", "adam", "--gpu-ids", "0,x"});
+  CHECK_THROWS_WITH(finalize_train_options(t.options, "mgbench"), "--optimizer adam is not one of: sgd, adamw");
+  TrainApp help;
+  CHECK_THROWS_AS(parse(help, {"--optimizer", "adam", "--help"}), CLI::CallForHelp);
+}
+
+TEST_CASE("an empty word unsets an optional field, as the result file spells unset") {
+  TrainApp t;
+  parse(t, {"--allreduce-dtype", "bf16", "--nccl-algo", ""});
+  CHECK(t.options.cfg.allreduce_dtype == DType::BF16);
+  CHECK_FALSE(t.options.cfg.nccl_algo.has_value());
+  CHECK(t.options.value_error.empty());
+}
+
+// Where the default depends on the device, model or optimizer, RunConfig's value is not it: --help must not show it.
+TEST_CASE("options whose default depends on the run say so in their help and show no default value") {
+  TrainApp t;
+  for (const char* name : {"batch-size", "steps", "warmup", "lr", "weight-decay", "threads", "threads-per-replica",
+                           "num-classes", "image-size", "seq-len"}) {
+    INFO("--" << name);
+    const std::vector<const CLI::Option*> found = options_named(t.app, name);
+    REQUIRE(found.size() == 1);
+    CHECK(found[0]->get_default_str().empty());
+    CHECK_THAT(found[0]->get_description(), Catch::Contains("default"));
+  }
+  for (const char* name : {"model", "precision", "device", "scaling", "optimizer", "repeat", "bucket-mb"}) {
+    INFO("--" << name);
+    CHECK_FALSE(options_named(t.app, name).at(0)->get_default_str().empty());
+  }
 }

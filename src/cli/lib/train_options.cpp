@@ -36,7 +36,18 @@ void check_output_path(const std::string& path, const char* option) {
   if (fs::is_directory(p, ec)) throw UsageError(fmt::format("{} {} is a directory", option, path));
 }
 
-// Registers the field table's options on the app: each help text, group and shown default is the row's.
+// CLI11 runs option callbacks before it looks at --help: a value's error waits for finalize_train_options.
+template <typename Fn>
+void deferred(std::string& error, Fn&& parse) {
+  try {
+    parse();
+  } catch (const UsageError& e) {
+    if (error.empty()) error = e.what();
+  }
+}
+
+// Registers the field table's options on the app: each help text, group and shown default is the row's. The
+// callbacks it registers outlive it: they hold the members they set, never the binder.
 class CliFieldBinder final : public FieldOptionBinder {
  public:
   CliFieldBinder(CLI::App& app, TrainOptions& o) : app_(app), o_(o) {}
@@ -49,10 +60,10 @@ class CliFieldBinder final : public FieldOptionBinder {
   void value(const ConfigField& f, double& v) override { typed(f, v); }
   void value(const ConfigField& f, std::vector<int>& v) override {
     const std::string option = "--" + std::string(f.option);
-    add(f, app_.add_option_function<std::vector<std::string>>(
-               option, [&v, option](const std::vector<std::string>& items) { v = parse_ints(items, option.c_str()); },
-               f.help))
-        ->delimiter(',');
+    const auto set = [&v, option, &error = o_.value_error](const std::vector<std::string>& items) {
+      deferred(error, [&] { v = parse_ints(items, option.c_str()); });
+    };
+    add(f, app_.add_option_function<std::vector<std::string>>(option, set, f.help))->delimiter(',');
   }
   void flag(const ConfigField& f, bool& v, bool when_given) override {
     // A preset's `false` arrives as a count of -1 and sets the field the other way, its default.
@@ -62,9 +73,10 @@ class CliFieldBinder final : public FieldOptionBinder {
   void name(const ConfigField& f, const std::string& current,
             std::function<void(const std::string&, const std::string&)> set) override {
     const std::string option = "--" + std::string(f.option);
-    add(f, app_.add_option_function<std::string>(
-               option, [set, option](const std::string& text) { set(text, option); }, f.help))
-        ->default_str(current);
+    const auto parse = [set, option, &error = o_.value_error](const std::string& text) {
+      deferred(error, [&] { set(text, option); });
+    };
+    add(f, app_.add_option_function<std::string>(option, parse, f.help))->default_str(current);
   }
   // Puts an option in the row's group and records it by each long name (TrainOptions::given).
   CLI::Option* add(const ConfigField& f, CLI::Option* opt) {
@@ -265,8 +277,10 @@ void resolve_devices(RunConfig& c, const TrainOptions& o, bool gpu) {
 }  // namespace
 
 RunConfig finalize_train_options(TrainOptions& o, const std::string& command_line) {
+  if (!o.value_error.empty()) throw UsageError(o.value_error);
   RunConfig c = o.cfg;
   c.command_line = command_line;
+  if (o.given("config")) c.config_file = o.options.at("config")->as<std::string>();
   const ModelDesc desc = resolve_model(c, o);
   const bool gpu = resolve_device_and_names(c, o);
   resolve_numbers(c, o, desc, gpu);

@@ -21,6 +21,9 @@ struct TrainOptions {
   bool progress = false;  // --progress: the progress line on stderr even when not on a terminal
   std::string html_path;  // --html: not part of the run description (the JSON records the command line)
   std::map<std::string, CLI::Option*> options;  // every registered option by long name (without --)
+  // The first word or list that did not parse: reported by finalize_train_options, so --help and a subcommand
+  // still work beside it, as before the field table bound the options.
+  std::string value_error;
   // Whether the command line or a --config preset gave the option: unset ones take defaults that depend on the
   // device, the model or the optimizer.
   bool given(const std::string& option) const;
