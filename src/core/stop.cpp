@@ -97,7 +97,11 @@ void install_stop_handlers() {
   ignore_broken_pipes();
 }
 
-void ignore_broken_pipes() { std::signal(SIGPIPE, SIG_IGN); }
+void ignore_broken_pipes() {
+  struct sigaction now;
+  // A program that embeds the communicators and handles SIGPIPE itself keeps its handler.
+  if (::sigaction(SIGPIPE, nullptr, &now) == 0 && now.sa_handler == SIG_DFL) std::signal(SIGPIPE, SIG_IGN);
+}
 
 bool stop_requested() { return g_signal.load(std::memory_order_relaxed) != 0; }
 

@@ -21,11 +21,11 @@ struct Interrupted : Error {
   int exit_status() const { return 128 + signal; }
 };
 
-// Installs SIGINT/SIGTERM handlers and the watcher thread (idempotent), and ignores SIGXFSZ so a file-size
-// limit surfaces as EFBIG from write() (a clear error) instead of killing the process mid-write.
+// Installs SIGINT/SIGTERM handlers and the watcher thread (idempotent), ignores SIGXFSZ so a file-size limit
+// surfaces as EFBIG from write() (a clear error) instead of killing the process mid-write, and SIGPIPE (below).
 void install_stop_handlers();
-// Ignores SIGPIPE (idempotent): Gloo writes with writev(), so a write to a peer that just died would otherwise
-// kill the survivor without a word instead of failing as an error that names the peer.
+// Ignores SIGPIPE where it still has its default action (idempotent): Gloo writes with writev(), so a write to a
+// peer that just died would otherwise kill the survivor without a word instead of failing as an error naming it.
 void ignore_broken_pipes();
 
 bool stop_requested();

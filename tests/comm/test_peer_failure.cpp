@@ -2,11 +2,11 @@
 // naming it; processes that disagree on the run fail with a usage error before any collective.
 #include <catch2/catch.hpp>
 
-#include <signal.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 #include <chrono>
+#include <csignal>
 #include <thread>
 
 #include "support/cpu_world.h"
@@ -32,6 +32,8 @@ LaunchInfo env_launch(int rank, int world, int port) {
   li.master_port = port;
   return li;
 }
+
+void embedder_sigpipe_handler(int) {}
 
 double seconds_since(std::chrono::steady_clock::time_point t0) {
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -128,6 +130,15 @@ TEST_CASE("connecting Gloo communicators makes a write to a dead peer an error r
   struct sigaction now;
   REQUIRE(::sigaction(SIGPIPE, nullptr, &now) == 0);
   CHECK(now.sa_handler == SIG_IGN);
+}
+
+TEST_CASE("connecting Gloo communicators keeps a SIGPIPE handler the embedding program installed") {
+  std::signal(SIGPIPE, embedder_sigpipe_handler);
+  test::CpuWorld w = test::make_cpu_world(2, 3, "pipe-handler", "tcp");
+  struct sigaction now;
+  REQUIRE(::sigaction(SIGPIPE, nullptr, &now) == 0);
+  CHECK(now.sa_handler == &embedder_sigpipe_handler);
+  std::signal(SIGPIPE, SIG_IGN);
 }
 
 TEST_CASE("two processes all-reduce over the TCP store, a killed peer process is named by the survivor") {
