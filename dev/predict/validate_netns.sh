@@ -16,24 +16,26 @@
 # run against a single prediction measures the VM (results/predict/HISTORY.md, 2026-11-27). Needs root (ip netns,
 # tc, /dev/net/tun) and g++ (builds netwire into a temporary directory unless NETWIRE names a binary).
 #   MGBENCH=build/mgbench [TINY_STEPS=40] [TINY_REPEATS=5] dev/predict/validate_netns.sh OUTDIR \
-#     [full|fast|quick|tiny|repredict] [RATE...]
+#     [full|fast|quick|tiny|repredict|tcpinfo] [RATE...]
 # full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (~30 min on the idle 2-core VM); RATEs (Mbit/s, of 100 300
 # 1000) run only those links, replacing their cases in OUTDIR/cases.tsv and keeping the others, so a full run
 # can be taken in pieces. fast: 300 Mbit/s x 0, 2 ms x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case
 # (what tests/cli/predict_netns.sh runs). tiny: the three `tiny` cases on the 100 and 1000 Mbit/s, 0 ms links
 # (~10 min). repredict: only the predictions again, from OUTDIR's raw profiles, comm curves and measurements
-# (no namespaces, no root).
+# (no namespaces, no root). tcpinfo: the 1000 Mbit/s, 2 ms link, an fp32 comm curve and three ResNet-18 cases,
+# with rank 0's TCP state (`ss -tin`: cwnd, RTT, and the time the sender was limited by the receive window or the
+# send buffer) sampled every 0.2 s beside each run into raw/<run>.ss.txt, summarized by tcpinfo.py.
 # The comm curves are measured back to back and, with --gap, one collective at a time after 10 ms of busy work
 # on the issuing thread, as a training step issues its all-reduce after compute (docs/predict.md): 10 ms is
 # shorter than either model's forward + backward here (13 and 65 ms), one value for every link and case.
 set -u
 : "${MGBENCH:?MGBENCH must point at the mgbench binary}"
-out=${1:?usage: validate_netns.sh OUTDIR [full|fast|quick|tiny|repredict] [RATE...]}
+out=${1:?usage: validate_netns.sh OUTDIR [full|fast|quick|tiny|repredict|tcpinfo] [RATE...]}
 mode=${2:-full}
 for knob in TINY_STEPS TINY_REPEATS; do
   [[ ${!knob:-1} =~ ^[1-9][0-9]*$ ]] || { echo "validate_netns.sh: $knob must be a positive integer" >&2; exit 2; }
 done
-case $mode in full | fast | quick | tiny | repredict) ;; *) echo "validate_netns.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
+case $mode in full | fast | quick | tiny | repredict | tcpinfo) ;; *) echo "validate_netns.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 shift $(($# < 2 ? $# : 2))
 rates=("$@")
 for r in "${rates[@]}"; do
@@ -133,8 +135,18 @@ pair() {  # pair JSON ARGS...: one rank in each namespace, rank 0 writes JSON
   ip netns exec "$ns1" env RANK=1 WORLD_SIZE=2 LOCAL_RANK=0 MASTER_ADDR=10.231.0.1 MASTER_PORT=$port \
     "$MGBENCH" "$@" --gloo-iface "$v1" >"$tmp/1.out" 2>&1 &
   pids+=($!)
+  local sampler=
+  if [ "$mode" = tcpinfo ]; then  # rank 0's sockets to the other namespace, as long as both ranks run
+    while :; do
+      echo "# $(date +%s.%N)"
+      ip netns exec "$ns0" ss -tinH state established dst 10.231.0.2
+      sleep 0.2
+    done >"${json%.json}.ss.txt" 2>&1 &
+    sampler=$!
+  fi
   wait "${pids[0]}" || { cat "$tmp/0.out" "$tmp/1.out"; fail "rank 0 failed: $*"; }
   wait "${pids[1]}" || { cat "$tmp/0.out" "$tmp/1.out"; fail "rank 1 failed: $*"; }
+  [ -z "$sampler" ] || { kill "$sampler"; wait "$sampler" 2>/dev/null; }
   pids=()
 }
 
@@ -182,6 +194,7 @@ link() {  # link TAG RATE DELAY_MS CASES...: the link, its comm curves, the case
   # plan's 18.5 and 26.2 MB), none beyond the curve.
   local dtypes=(fp32 bf16) smallest=2K largest=32M
   [ "$mode" = quick ] && dtypes=(fp32) smallest=4K largest=4M  # quick uses 1 MiB fp32 buckets only
+  [ "$mode" = tcpinfo ] && dtypes=(fp32) smallest=256K  # ResNet-18's 1 and 25 MiB plans, fp32
   for dt in "${dtypes[@]}"; do
     pair "$out/raw/${tag}_comm_${dt}.json" comm --device cpu --op allreduce -b "$smallest" -e "$largest" -f 4 \
       --warmup 2 --iters 8 --min-time 1 --gap 0.01 --dtype "$dt" --comm-timeout 300
@@ -198,6 +211,10 @@ full=(resnet18:1:overlap:fp32 resnet18:25:overlap:fp32 resnet18:1:nooverlap:fp32
       resnet18:25:overlap:bf16 tiny:25:overlap:fp32 tiny:25:nooverlap:fp32 tiny:25:overlap:bf16)
 case $mode in
   quick) link q100d2 100mbit 2 resnet18:1:overlap:fp32 ;;
+  tcpinfo)
+    link t1000d2 1000mbit 2 resnet18:1:nooverlap:fp32 resnet18:25:nooverlap:fp32 resnet18:1:overlap:fp32
+    python3 "$here/dev/predict/tcpinfo.py" "$out"/raw/*.ss.txt >"$out/tcpinfo.txt"
+    ;;
   tiny)
     for r in 100 1000; do
       link "r${r}d0" "${r}mbit" 0 tiny:25:overlap:fp32 tiny:25:nooverlap:fp32 tiny:25:overlap:bf16
