@@ -19,7 +19,7 @@
 #     [full|fast|quick|tiny|repredict|tcpinfo] [RATE...]
 # full: 100, 300, 1000 Mbit/s x 0, 2 ms x 8 cases (~30 min on the idle 2-core VM); RATEs (Mbit/s, of 100 300
 # 1000) run only those links, replacing their cases in OUTDIR/cases.tsv and keeping the others, so a full run
-# can be taken in pieces. fast: 300 Mbit/s x 0, 2 ms x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case
+# can be taken in pieces (DELAYS="0 2", the default, narrows the links the same way). fast: 300 Mbit/s x 0, 2 ms x 4 cases. quick: one link (100 Mbit/s, 2 ms) and one case
 # (what tests/cli/predict_netns.sh runs). tiny: the three `tiny` cases on the 100 and 1000 Mbit/s, 0 ms links
 # (~10 min). repredict: only the predictions again, from OUTDIR's raw profiles, comm curves and measurements
 # (no namespaces, no root). tcpinfo: the 1000 Mbit/s, 2 ms link, an fp32 comm curve and three ResNet-18 cases,
@@ -38,6 +38,10 @@ done
 case $mode in full | fast | quick | tiny | repredict | tcpinfo) ;; *) echo "validate_netns.sh: unknown mode '$mode'" >&2; exit 2 ;; esac
 shift $(($# < 2 ? $# : 2))
 rates=("$@")
+read -r -a delays <<<"${DELAYS:-0 2}"  # full's one-way delays (ms), e.g. DELAYS=2 for one piece of a full run
+for d in "${delays[@]}"; do
+  case $d in 0 | 2) ;; *) echo "validate_netns.sh: DELAYS entry '$d' is not 0 or 2" >&2; exit 2 ;; esac
+done
 for r in "${rates[@]}"; do
   case $r in 100 | 300 | 1000) ;; *) echo "validate_netns.sh: rate '$r' is not one of 100 300 1000" >&2; exit 2 ;; esac
 done
@@ -77,7 +81,9 @@ if [ ${#rates[@]} -eq 0 ]; then
   : >"$cases"
 else  # a piece of a full run: drop these links' earlier cases, keep the others
   touch "$cases"
-  for r in "${rates[@]}"; do grep -v "^r${r}d" "$cases" >"$cases.tmp"; mv "$cases.tmp" "$cases"; done
+  for r in "${rates[@]}"; do
+    for d in "${delays[@]}"; do grep -v "^r${r}d${d}_" "$cases" >"$cases.tmp"; mv "$cases.tmp" "$cases"; done
+  done
 fi
 port=29900
 wire_pid=
@@ -229,7 +235,7 @@ case $mode in
   full)
     [ ${#rates[@]} -gt 0 ] || rates=(100 300 1000)
     for r in "${rates[@]}"; do
-      for d in 0 2; do link "r${r}d$d" "${r}mbit" "$d" "${full[@]}"; done
+      for d in "${delays[@]}"; do link "r${r}d$d" "${r}mbit" "$d" "${full[@]}"; done
     done
     ;;
 esac
