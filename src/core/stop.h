@@ -24,8 +24,7 @@ struct Interrupted : Error {
 // Installs SIGINT/SIGTERM handlers and the watcher thread (idempotent), ignores SIGXFSZ so a file-size limit
 // surfaces as EFBIG from write() (a clear error) instead of killing the process mid-write, and SIGPIPE (below).
 void install_stop_handlers();
-// Ignores SIGPIPE where it still has its default action (idempotent): Gloo writes with writev(), so a write to a
-// peer that just died would otherwise kill the survivor without a word instead of failing as an error naming it.
+// Ignores SIGPIPE if it is still default (idempotent): Gloo's writev() to a dead peer must fail naming it, not kill us.
 void ignore_broken_pipes();
 
 bool stop_requested();

@@ -89,7 +89,7 @@ void bind_enum(FieldOptionBinder& b, const ConfigField& f, RunConfig& c) {
     *member = Names.parse(text, option);
   });
 }
-// An optional enum: "" unsets it, as in the result file (and clears what a preset set).
+// An optional enum: "" means unset, as the result file spells it.
 template <auto M, const auto& Names>
 void bind_optional(FieldOptionBinder& b, const ConfigField& f, RunConfig& c) {
   auto* member = &(c.*M);

@@ -65,8 +65,7 @@ struct FieldError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 
-// In `mgbench --help`'s order, each group's rows together. The JSON object is written sorted by key; the
-// fingerprint's and compare identity's lines follow this order (processes of one job run one build).
+// In `mgbench --help`'s order, groups together (JSON is written sorted by key; fingerprint lines keep this order).
 const std::vector<ConfigField>& run_config_fields();
 
 // The field whose option is `option` (without --); nullptr when none is.

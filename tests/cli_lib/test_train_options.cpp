@@ -174,11 +174,19 @@ TEST_CASE("a word that does not parse is reported when the run is resolved, so -
 }
 
 TEST_CASE("an empty word unsets an optional field, as the result file spells unset") {
-  TrainApp t;
-  parse(t, {"--allreduce-dtype", "bf16", "--nccl-algo", ""});
-  CHECK(t.options.cfg.allreduce_dtype == DType::BF16);
-  CHECK_FALSE(t.options.cfg.nccl_algo.has_value());
-  CHECK(t.options.value_error.empty());
+  test::TempDir dir;
+  dir.write("tree.json", R"({"nccl-algo": "tree", "allreduce-dtype": ""})");
+  TrainApp preset;
+  preset.app.config_formatter(std::make_shared<JsonConfig>());
+  parse(preset, {"--config", dir / "tree.json"});
+  CHECK(preset.options.cfg.nccl_algo == NcclAlgo::Tree);
+  CHECK_FALSE(preset.options.cfg.allreduce_dtype.has_value());
+  CHECK(preset.options.value_error.empty());
+  TrainApp cleared;  // the command line's empty word overrides the preset's choice
+  cleared.app.config_formatter(std::make_shared<JsonConfig>());
+  parse(cleared, {"--config", dir / "tree.json", "--nccl-algo", ""});
+  CHECK_FALSE(cleared.options.cfg.nccl_algo.has_value());
+  CHECK(cleared.options.value_error.empty());
 }
 
 // Where the default depends on the device, model or optimizer, RunConfig's value is not it: --help must not show it.

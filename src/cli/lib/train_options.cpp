@@ -46,8 +46,7 @@ void deferred(std::string& error, Fn&& parse) {
   }
 }
 
-// Registers the field table's options on the app: each help text, group and shown default is the row's. The
-// callbacks it registers outlive it: they hold the members they set, never the binder.
+// Registers each row's option with the row's help, group and shown default; its callbacks never hold the binder.
 class CliFieldBinder final : public FieldOptionBinder {
  public:
   CliFieldBinder(CLI::App& app, TrainOptions& o) : app_(app), o_(o) {}

@@ -21,11 +21,8 @@ struct TrainOptions {
   bool progress = false;  // --progress: the progress line on stderr even when not on a terminal
   std::string html_path;  // --html: not part of the run description (the JSON records the command line)
   std::map<std::string, CLI::Option*> options;  // every registered option by long name (without --)
-  // The first word or list that did not parse: reported by finalize_train_options, so --help and a subcommand
-  // still work beside it, as before the field table bound the options.
-  std::string value_error;
-  // Whether the command line or a --config preset gave the option: unset ones take defaults that depend on the
-  // device, the model or the optimizer.
+  std::string value_error;  // a word or list that did not parse (first registered): finalize reports it, after --help
+  // Whether the command line or a --config preset gave the option (unset: a device, model or optimizer default).
   bool given(const std::string& option) const;
 };
 // A training option that is no run-config field (the result does not record it as one), with its --help text.
