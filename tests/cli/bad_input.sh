@@ -25,7 +25,8 @@ expect_usage_error "devices 64" "$MGBENCH" "${base[@]}" --model tiny --devices 6
 expect_usage_error "listed twice" "$MGBENCH" "${base[@]}" --model tiny --devices 1,1
 expect_usage_error "cannot be split" "$MGBENCH" "${base[@]}" --model tiny --devices 2 --batch-size 3 --scaling strong
 expect_usage_error "device cuda" "$MGBENCH" --device cuda --model tiny --json "$out"
-expect_usage_error "json" "$MGBENCH" "${base[@]}" --model tiny --json /nonexistent-dir/r.json
+expect_usage_error "--json /nonexistent-dir/r.json: directory /nonexistent-dir does not exist" "$MGBENCH" --device cpu \
+  --steps 1 --warmup 0 --model tiny --json /nonexistent-dir/r.json
 echo '{"model": "tiny", "batch-size": ' > "$TMP/bad.json"
 expect_usage_error "config" "$MGBENCH" --config "$TMP/bad.json"
 echo '{"model": "tiny", "no-such-option": 3}' > "$TMP/extra.json"
