@@ -58,11 +58,9 @@ class CliFieldBinder final : public FieldOptionBinder {
   void value(const ConfigField& f, float& v) override { typed(f, v); }
   void value(const ConfigField& f, double& v) override { typed(f, v); }
   void value(const ConfigField& f, std::vector<int>& v) override {
-    const std::string option = "--" + std::string(f.option);
-    const auto set = [&v, option, &error = o_.value_error](const std::vector<std::string>& items) {
-      deferred(error, [&] { v = parse_ints(items, option.c_str()); });
-    };
-    add(f, app_.add_option_function<std::vector<std::string>>(option, set, f.help))->delimiter(',');
+    parsed<std::vector<std::string>>(f, [&v](const std::vector<std::string>& items, const std::string& option) {
+      v = parse_ints(items, option.c_str());
+    })->delimiter(',');
   }
   void flag(const ConfigField& f, bool& v, bool when_given) override {
     // A preset's `false` arrives as a count of -1 and sets the field the other way, its default.
@@ -71,11 +69,7 @@ class CliFieldBinder final : public FieldOptionBinder {
   }
   void name(const ConfigField& f, const std::string& current,
             std::function<void(const std::string&, const std::string&)> set) override {
-    const std::string option = "--" + std::string(f.option);
-    const auto parse = [set, option, &error = o_.value_error](const std::string& text) {
-      deferred(error, [&] { set(text, option); });
-    };
-    add(f, app_.add_option_function<std::string>(option, parse, f.help))->default_str(current);
+    parsed<std::string>(f, std::move(set))->default_str(current);
   }
   // Puts an option in the row's group and records it by each long name (TrainOptions::given).
   CLI::Option* add(const ConfigField& f, CLI::Option* opt) {
@@ -85,6 +79,15 @@ class CliFieldBinder final : public FieldOptionBinder {
   }
 
  private:
+  // An option whose text `parse(text, "--option")` turns into the field; its UsageError waits (deferred).
+  template <typename T, typename Fn>
+  CLI::Option* parsed(const ConfigField& f, Fn parse) {
+    const std::string option = "--" + std::string(f.option);
+    const auto callback = [parse, option, &error = o_.value_error](const T& text) {
+      deferred(error, [&] { parse(text, option); });
+    };
+    return add(f, app_.add_option_function<T>(option, callback, f.help));
+  }
   // The default is shown unless the help text says what it is (it depends on the device, model or optimizer).
   template <typename T>
   void typed(const ConfigField& f, T& v) {
