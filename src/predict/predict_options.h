@@ -2,6 +2,7 @@
 // predict() runs: a setting given wins over the profile's, the profile's over the default. Every rejection is a
 // one-line UsageError naming the option.
 #pragma once
+#include <cstdint>
 #include <optional>
 #include <string>
 #include <vector>
@@ -25,6 +26,7 @@ struct PredictOptions {
   std::optional<int> accum_steps;
   std::optional<std::string> allreduce;        // ring | ps | none
   std::optional<double> input_rate;            // images/s per node; unset: as fast as the profile saw
+  std::optional<int64_t> batch_size;           // per device; unset: the profile's (its times scale with it)
   std::optional<double> profile_rate;          // images/s of the device predicted for; unset: the profile's
   std::string measured_path;                   // a measured sweep to compare with; "": none
   std::string command_line;

@@ -45,6 +45,8 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
   out.env.command_line = req.command_line;
   out.config = profile.config;
   out.config.device_counts = req.gpus;
+  out.config.batch_size = p.batch_per_device;  // after --batch-size; every prediction is weak scaling
+  out.config.scaling = Scaling::Weak;
   out.config.bucket_mb = req.step.bucket_mb;
   out.config.overlap = req.step.overlap;
   out.config.allreduce_dtype = req.allreduce_dtype;

@@ -13,6 +13,8 @@ Prediction run_prediction(const PredictOptions& o) {
   out.profile = read_result_file(o.profile_path);
   out.step = step_profile_from(out.profile, o.profile_path);
   out.profile_images_per_sec = out.step.images_per_sec;
+  out.profile_batch_per_device = out.step.batch_per_device;
+  if (o.batch_size) rebatch_profile(out.step, *o.batch_size);
   if (o.profile_rate) rescale_profile(out.step, *o.profile_rate);
   out.request = merge_predict_options(o, out.profile, out.step);
   if (!o.measured_path.empty()) {

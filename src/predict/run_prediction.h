@@ -13,8 +13,9 @@ namespace mg {
 
 struct Prediction {
   RunResult profile;                  // as read from o.profile_path
-  StepProfile step;                   // the step predicted from (after --profile-rate)
-  double profile_images_per_sec = 0;  // the profile's own 1-device rate, before --profile-rate
+  StepProfile step;                   // the step predicted from (after --batch-size and --profile-rate)
+  double profile_images_per_sec = 0;  // the profile's own 1-device rate, before --batch-size and --profile-rate
+  int64_t profile_batch_per_device = 0;  // the profile's own batch, before --batch-size
   PredictRequest request;
   // Why the 16-bit casts are priced as free (an older profile), where some entry exchanges gradients; "": none.
   std::string cast_note;

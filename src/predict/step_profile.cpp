@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <string>
 
 #include "core/error.h"
 
@@ -9,10 +10,11 @@ namespace mg {
 
 namespace {
 
+double step_seconds(const StepProfile& p) { return p.input_wait_s + p.forward_s + p.backward_s + p.optimizer_s; }
+
 // The factor that makes the profile's parts add up to one step at images_per_sec.
 double rate_factor(const StepProfile& p, double images_per_sec) {
-  const double step = p.input_wait_s + p.forward_s + p.backward_s + p.optimizer_s;
-  return static_cast<double>(p.batch_per_device * p.accum_steps) / images_per_sec / step;
+  return static_cast<double>(p.batch_per_device * p.accum_steps) / images_per_sec / step_seconds(p);
 }
 
 // Every time of the profile times f: the step's shape and spread are kept.
@@ -81,6 +83,20 @@ void rescale_profile(StepProfile& p, double images_per_sec) {
   }
   p.step_s.clear();  // this machine's jitter says nothing about the device the rate comes from
   p.images_per_sec = images_per_sec;
+}
+
+void rebatch_profile(StepProfile& p, int64_t batch) {
+  if (batch < 1) throw UsageError("--batch-size must be at least 1, got " + std::to_string(batch));
+  const double before = step_seconds(p);
+  const double f = static_cast<double>(batch) / static_cast<double>(p.batch_per_device);
+  p.input_wait_s *= f;
+  p.forward_s *= f;
+  p.backward_s *= f;
+  for (GradientLayer& l : p.layers) l.ready_s *= f;
+  const double after = step_seconds(p);
+  for (double& t : p.step_s) t *= after / before;  // the same relative spread
+  p.batch_per_device = batch;
+  p.images_per_sec = static_cast<double>(batch * p.accum_steps) / after;
 }
 
 }  // namespace mg

@@ -63,6 +63,12 @@ json_check "$TMP/nov.json" "d['environment']['topology']['prediction']['intercon
   || fail "profile-rate"
 json_check "$TMP/rate.json" "d['environment']['topology']['prediction']['interconnects'][0]['straggler_wait_s']['4'] == 0" \
   || fail "--profile-rate kept this machine's step spread"
+# Another per-device batch: with --profile-rate the 1-device rate stays the given one and the batch is recorded.
+expect_status 0 "$MGBENCH" predict --profile "$TMP/profile.json" --batch-size 32 --profile-rate 1000 --gpus 1,4 --link bw=1Gbit \
+  --json "$TMP/batch.json"
+grep -q "from batch 8 to 32 per device" "$TMP/out" || { cat "$TMP/out"; fail "the --batch-size line"; }
+json_check "$TMP/batch.json" "d['config']['batch_size'] == 32 and [r['batch_per_device'] for r in d['runs']] == [32, 32] and d['runs'][1]['global_batch'] == 128 and abs(d['runs'][0]['images_per_sec'] - 1000) < 1e-6" \
+  || fail "--batch-size not honoured"
 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 4 --link bw=1Gbit --allreduce-dtype bf16 --bucket-mb 0.002 --json "$TMP/bf.json" >/dev/null || fail "bf16"
 elements=$(json_get "$TMP/profile.json" "sum(l['elements'] for l in d['runs'][0]['gradient_layers'])")
 [[ $elements -eq 1586 ]] || fail "tiny with 10 classes has 1586 parameters, the profile says $elements"
@@ -143,6 +149,7 @@ expect_usage_error "bucket-mb must be in" "$MGBENCH" predict --profile "$TMP/pro
 expect_usage_error "bucket-mb must be in" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --bucket-mb 1e9 --json "$out"
 expect_usage_error "accum-steps .* between 1 and 4096" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --accum-steps 5000 --json "$out"
 expect_usage_error "nics-per-node must be at least 1" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --nics-per-node 0 --json "$out"
+expect_usage_error "batch-size must be at least 1, got 0" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --batch-size 0 --json "$out"
 expect_usage_error "input-rate must be a positive" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --input-rate 0 --json "$out"
 "$MGBENCH" "${train[@]}" --devices 2 --no-baseline --json "$TMP/two.json" >/dev/null || fail "2-device run"
 expect_usage_error "no 1-device run" "$MGBENCH" predict --profile "$TMP/two.json" --link nvlink4 --json "$out"

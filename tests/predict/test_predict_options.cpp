@@ -301,6 +301,27 @@ TEST_CASE("run_prediction: predicts from the merged request, keeping the profile
   CHECK(pr.result.runs[1].allreduce.library == "ring");
 }
 
+TEST_CASE("run_prediction: --batch-size moves the profile to another batch before --profile-rate sets its rate") {
+  test::TempDir dir("mg_predict_opts");
+  PredictOptions o = opts_links("nvlink4");
+  // Batch 8 in 2 micro-batches at 8 / 0.035 images/s: forward 20 ms, backward 40, optimizer 10 per step.
+  o.profile_path = opts_profile_file(dir, true);
+  o.gpus = {1, 4};
+  o.batch_size = 16;
+  Prediction pr = run_prediction(o);
+  CHECK(pr.profile_batch_per_device == 8);
+  CHECK(pr.step.batch_per_device == 16);
+  CHECK(pr.result.config.batch_size == 16);
+  CHECK(pr.result.runs[1].global_batch == 16 * 4 * 2);
+  CHECK(pr.result.runs[0].images_per_sec == Approx(32 / 0.130));  // 40 + 80 ms, the optimizer's 10 ms kept
+  o.profile_rate = 1000;
+  pr = run_prediction(o);
+  CHECK(pr.result.runs[0].images_per_sec == Approx(1000));
+  CHECK(pr.step.optimizer_s == Approx(0.010 * (32 / 1000.0) / 0.130));
+  o.batch_size = -3;
+  CHECK(opts_usage_error([&] { run_prediction(o); }) == "--batch-size must be at least 1, got -3");
+}
+
 TEST_CASE("run_prediction: an older profile's missing cast cost is said only where some entry exchanges gradients") {
   test::TempDir dir("mg_predict_opts");
   PredictOptions o = opts_links("nvlink4");

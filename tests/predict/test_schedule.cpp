@@ -319,6 +319,34 @@ TEST_CASE("rescale_profile keeps the shape of the step and sets its rate") {
   CHECK_THROWS(rescale_profile(p, 0));
 }
 
+TEST_CASE("rebatch_profile scales input, forward and backward with the batch, not the optimizer") {
+  StepProfile p;
+  p.batch_per_device = 8;
+  p.accum_steps = 2;
+  p.input_wait_s = 0.001;
+  p.forward_s = 0.010;
+  p.backward_s = 0.020;
+  p.optimizer_s = 0.005;
+  p.layers = {{1, 256, 0.020}, {4, 262144, 0.012}};
+  p.step_s = {0.036, 0.072};
+  p.wire_casts = {{"bf16", 1e-9, 2e-9, 262400, 5}};
+  rebatch_profile(p, 32);
+  CHECK(p.batch_per_device == 32);
+  CHECK(p.input_wait_s == Approx(0.004));
+  CHECK(p.forward_s == Approx(0.040));
+  CHECK(p.backward_s == Approx(0.080));
+  CHECK(p.optimizer_s == Approx(0.005));
+  CHECK(p.layers[0].ready_s == Approx(0.080));
+  CHECK(p.layers[1].ready_s == Approx(0.048));
+  CHECK(p.images_per_sec == Approx(64 / 0.129));  // 32 x 2 micro-batches over the new step
+  CHECK(p.step_s[0] == Approx(0.129));            // the same relative spread
+  CHECK(p.step_s[1] == Approx(0.258));
+  CHECK(p.wire_casts[0].to_wire_s_per_element == 1e-9);  // per element: no batch in it
+  rebatch_profile(p, 32);
+  CHECK(p.forward_s == Approx(0.040));
+  CHECK_THROWS_WITH(rebatch_profile(p, 0), "--batch-size must be at least 1, got 0");
+}
+
 }  // namespace mg
 
 namespace mg {

@@ -57,6 +57,9 @@ class PredictCommand final : public Command {
     input_rate_opt_ = sub.add_option("--input-rate", input_rate_,
                    "images/s one node's input pipeline delivers (e.g. from mgbench --input-only); default: "
                    "as fast as the profile saw");
+    batch_opt_ = sub.add_option("--batch-size", batch_,
+                                "per-device batch to predict for (default: the profile's): its input, forward and "
+                                "backward times scale with the batch, the optimizer's does not");
     rate_opt_ = sub.add_option("--profile-rate", profile_rate_,
                                "images/s of one device you do not have (e.g. a published figure): the profile's "
                                "times are scaled to it, keeping the shape of its step");
@@ -70,8 +73,12 @@ class PredictCommand final : public Command {
     if (!pr.cast_note.empty())
       std::fprintf(stderr, "mgbench predict: %s: %s\n", o.profile_path.c_str(), pr.cast_note.c_str());
     print(pr);
+    if (o.batch_size)
+      std::printf("# profile moved from batch %lld to %lld per device (--batch-size): input, forward and backward "
+                  "scaled with it, the optimizer not\n",
+                  static_cast<long long>(pr.profile_batch_per_device), static_cast<long long>(pr.step.batch_per_device));
     if (o.profile_rate)
-      std::printf("# profile scaled from %.1f to %.1f images/s on 1 device (--profile-rate)\n",
+      std::printf("# profile scaled from %.4g to %.4g images/s on 1 device (--profile-rate)\n",
                   pr.profile_images_per_sec, pr.step.images_per_sec);
     if (!json_.empty()) write_json_atomic(json_, to_json(pr.result));
     return 0;
@@ -90,6 +97,7 @@ class PredictCommand final : public Command {
     o.accum_steps = given(accum_opt_, accum_);
     o.allreduce = given(strategy_opt_, strategy_);
     o.input_rate = given(input_rate_opt_, input_rate_);
+    o.batch_size = given(batch_opt_, batch_);
     o.profile_rate = given(rate_opt_, profile_rate_);
     return o;
   }
@@ -167,6 +175,8 @@ class PredictCommand final : public Command {
   std::string strategy_ = "ring";
   CLI::Option* input_rate_opt_ = nullptr;
   double input_rate_ = 0;
+  CLI::Option* batch_opt_ = nullptr;
+  int64_t batch_ = 0;
   CLI::Option* rate_opt_ = nullptr;
   double profile_rate_ = 0;
   std::string json_;
