@@ -2,8 +2,8 @@
 # Published scaling figures predicted from their inputs only: the published 1-GPU rate (or a published compute
 # time) via --profile-rate, the interconnect's specification as a preset or bw=..., and the shape of the
 # step from a CPU profile of this machine of the same model (results/predict/published: resnet50_b{64,32}_cpu_profile.json,
-# inception3_b64_cpu_profile.json, made with the commands in results/predict/HISTORY.md). No per-case tuning:
-# default buckets (25 MiB) and overlap, as mgbench trains.
+# inception3_b64_cpu_profile.json, gpt2{,-medium}_s1024_b1_cpu_profile.json, made with the commands in
+# results/predict/HISTORY.md). No per-case tuning: default buckets (25 MiB) and overlap, as mgbench trains.
 #   MGBENCH=build/mgbench dev/predict/predict_published.sh
 set -eu
 : "${MGBENCH:?MGBENCH must point at the mgbench binary}"
@@ -25,5 +25,15 @@ echo "# Goyal et al.: backward share of the step $bwd_share -> 1-GPU rate $rate 
 "$MGBENCH" predict --profile resnet50_b32_cpu_profile.json --profile-rate "$rate" --gpus 8,256 --link nvlink1 \
   --gpus-per-node 8 --inter-node bw=50Gbit,lat=9.6us --nics-per-node 1 --json goyal2017_resnet50.json \
   | tee goyal2017_resnet50.txt
-# 3. Published figures, the naive forecast (N x the 1-GPU rate) and the predictions side by side: table.md.
+# 3. GPT-2 124 M on 8 H100s (J. Schwartz, "Training GPT2 from 650 to 3 million tokens per second", 2025-07-13):
+#    PyTorch DDP, bf16 autocast, fp32 gradients, 64 x 1024 tokens per GPU; 1-GPU rate from the post's 36 % MFU at
+#    1 GPU, its 854,438,400 FLOP per token and 989 TFLOP/s. The post does not name the interconnect: NVLink 4 (an
+#    HGX node) and PCIe beside it. GPT-2 355 M has no published figure: forecast at the same 36 % MFU.
+rate124=$(python3 -c "print(0.36 * 989e12 / 854438400 / 1024)")
+rate355=$(python3 -c "import json; f = json.load(open('gpt2-medium_s1024_b1_cpu_profile.json'))['runs'][0]['model_flops_per_sample']; print(0.36 * 989e12 / f)")
+"$MGBENCH" predict --profile gpt2_s1024_b1_cpu_profile.json --batch-size 64 --profile-rate "$rate124" --gpus 1,2,4,8 \
+  --link nvlink4-nccl,nvlink4,pcie5-nccl,pcie4-nccl --json gpt2_8xh100.json | tee gpt2_8xh100.txt
+"$MGBENCH" predict --profile gpt2-medium_s1024_b1_cpu_profile.json --batch-size 64 --profile-rate "$rate355" --gpus 1,2,4,8 \
+  --link nvlink4-nccl,nvlink4,pcie5-nccl,pcie4-nccl --json gpt2-medium_8xh100.json | tee gpt2-medium_8xh100.txt
+# 4. Published figures, the naive forecast (N x the 1-GPU rate) and the predictions side by side: table.md.
 python3 "$here/scripts/measure/predict-published-table.py" .

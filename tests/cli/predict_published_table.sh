@@ -28,5 +28,16 @@ for label, n, pub, naive, naive_err, pred, pred_err in rows:
         sys.exit(f"FAIL: {label} {n} GPUs: {[pub, naive, naive_err, pred, pred_err]} != {want}")
 goyal = [l for l in open(f"{out}/table.md") if l.startswith("| Goyal")]
 assert len(goyal) == 1 and "| 100 % | +11.1 % |" in goyal[0], goyal
-print("ok: 6 DGX-1 rows and Goyal, naive beside predicted")
+# GPT-2 124 M on 8 H100s: the naive forecast from the post's 36 % MFU at 1 GPU, each link's 8-GPU prediction.
+gpt2 = [[c.strip() for c in l.split("|")[1:-1]] for l in open(f"{out}/table.md") if l.startswith("| GPT-2 124 M |")]
+runs = {r["transport"]: r for r in json.load(open(f"{out}/gpt2_8xh100.json"))["runs"] if r["devices"] == 8}
+assert len(gpt2) == len(runs) == 4, (gpt2, list(runs))
+naive = 8 * 0.36 * 989e12 / 854438400
+for _, link, pub, naive_cell, naive_err, pred, pred_err, eff in gpt2:
+    r = runs[link]
+    want = ["3046409", f"{naive:.0f}", f"{100 * (naive - 3046409) / 3046409:+.1f} %", f"{r['tokens_per_sec']:.0f}",
+            f"{100 * (r['tokens_per_sec'] - 3046409) / 3046409:+.1f} %", f"{100 * r['scaling_efficiency']:.1f} %"]
+    if [pub, naive_cell, naive_err, pred, pred_err, eff] != want:
+        sys.exit(f"FAIL: GPT-2 {link}: {[pub, naive_cell, naive_err, pred, pred_err, eff]} != {want}")
+print("ok: 6 DGX-1 rows, Goyal and GPT-2 124 M, naive beside predicted")
 PY
