@@ -222,9 +222,10 @@ void resolve_numbers(RunConfig& c, const TrainOptions& o, const ModelDesc& desc,
   if (!(c.comm_timeout_s > 0)) throw UsageError("--comm-timeout must be positive (seconds)");
   if (c.num_classes < 1 || c.num_classes > 1000000)
     throw UsageError(fmt::format("--num-classes {} must be between 1 and 1000000", c.num_classes));
-  if (c.image_size < 0 || c.image_size > 4096)
+  // 0 stands for the model's default inside; given on the command line it is a mistake, as --batch-size 0 is.
+  if (c.image_size < (o.given("image-size") ? 1 : 0) || c.image_size > 4096)
     throw UsageError(fmt::format("--image-size {} must be between 1 and 4096", c.image_size));
-  if (c.seq_len < 0 || c.seq_len > desc.default_image_size)
+  if (c.seq_len < (o.given("seq-len") ? 1 : 0) || c.seq_len > desc.default_image_size)
     throw UsageError(fmt::format("--seq-len {} must be between 1 and {}'s context length, {}", c.seq_len, c.model,
                                  desc.default_image_size));
   for (const auto& [threads, name] :
