@@ -88,6 +88,13 @@ std::string format_table(const RunResult& r) {
   }
   if (!mfu.empty())
     out += fmt::format("model FLOPs utilisation: {} of the {}\n", mfu, r.runs.front().peak_flops_source);
+  // Winograd does fewer multiplies than the direct convolution the model FLOPs count, so MFU overstates the work done.
+  const bool winograd_mfu = std::any_of(r.runs.begin(), r.runs.end(), [](const DeviceCountResult& d) {
+    return d.mfu > 0 && d.conv_algorithms.count("winograd") > 0;
+  });
+  if (winograd_mfu)
+    out += "  (Winograd layers are counted at direct-convolution FLOPs: the arithmetic executed is less; "
+           "docs/results.md)\n";
   // Which kernels ran: two machines, or two oneDNN builds, can time their way to different algorithms, and so can
   // entries of one sweep (a replica's thread count is part of what is timed).
   const std::string how = c.cpu_conv_algo == CpuConvAlgo::Fastest

@@ -88,6 +88,15 @@ TEST_CASE("table: a language model's rates are tokens/s and its batch is of sequ
   const auto apart = lines(format_table(r));
   CHECK(apart[4] == "model FLOPs utilisation, 1 device: 32.0 % of the measured fp32 FMA peak (avx2, 4 threads): 1000 GFLOP/s");
   CHECK(apart[5] == "model FLOPs utilisation, 2 devices: 25.6 % of the another peak");
+  // Winograd layers in an entry with an MFU: the figure counts them at direct-convolution FLOPs, and says so.
+  for (DeviceCountResult& d : r.runs) d.conv_algorithms = {{"direct", 53}};
+  for (const std::string& l : lines(format_table(r))) CHECK(l.find("Winograd layers are counted") == std::string::npos);
+  r.runs[1].conv_algorithms = {{"direct", 43}, {"winograd", 10}};
+  const auto wino = lines(format_table(r));
+  CHECK(wino[6] == "  (Winograd layers are counted at direct-convolution FLOPs: the arithmetic executed is less; "
+                   "docs/results.md)");
+  r.runs[1].mfu = 0;  // no MFU beside the Winograd layers: nothing to qualify
+  for (const std::string& l : lines(format_table(r))) CHECK(l.find("Winograd layers are counted") == std::string::npos);
 }
 
 TEST_CASE("table: which convolution algorithms ran, per entry where the entries chose differently") {
