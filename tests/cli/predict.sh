@@ -118,7 +118,16 @@ json_check "$TMP/none.json" "d['runs'][0]['allreduce']['time_s'] == 0 and d['run
 # Measured beside predicted, with the error; compare reads the prediction as a baseline.
 expect_status 0 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 1,2 --link bw=10GB/s,lat=20us --measured "$TMP/sweep.json" \
   --json "$TMP/pm.json"
-grep -Eq "error%" "$TMP/out" && grep -Eq "^ +2 .*[+-][0-9]+\.[0-9]\s*$" "$TMP/out" || { cat "$TMP/out"; fail "measured column"; }
+grep -Eq "error% +naive%" "$TMP/out" && grep -Eq "^ +2 .*[+-][0-9]+\.[0-9]\s*$" "$TMP/out" || { cat "$TMP/out"; fail "measured column"; }
+# The naive forecast's error (2 x the profile's rate against the measured 2-device rate) beside the model's.
+naive=$(python3 - "$TMP/profile.json" "$TMP/sweep.json" <<'PY'
+import json, sys
+one = json.load(open(sys.argv[1]))["runs"][0]["images_per_sec"]
+two = [r for r in json.load(open(sys.argv[2]))["runs"] if r["devices"] == 2][0]["images_per_sec"]
+print(f"{100 * (2 * one - two) / two:+.1f}")
+PY
+)
+grep -Eq "^ +2 .* ${naive//+/\+}\s*$" "$TMP/out" || { cat "$TMP/out"; fail "naive column: want $naive"; }
 status=0
 "$MGBENCH" compare "$TMP/pm.json" "$TMP/sweep.json" >"$TMP/cmp" 2>&1 || status=$?
 [[ $status -le 1 ]] || { cat "$TMP/cmp"; fail "compare refused a prediction baseline (status $status)"; }

@@ -136,7 +136,7 @@ class PredictCommand final : public Command {
     const double per_sample = unit.per_sample;
     std::printf("%7s %-22s %10s %9s %6s %9s %9s %9s %9s %7s", "devices", "link", unit.total, unit.per_device, "eff%",
                 "step ms", "comm ms", "exposed", "overlap", "buckets");
-    if (measured) std::printf(" %10s %7s", "measured", "error%");
+    if (measured) std::printf(" %10s %7s %7s", "measured", "error%", "naive%");
     std::printf("\n");
     for (const DeviceCountResult& d : out.runs) {
       std::printf("%7d %-22s %10.1f %9.1f %6.1f %9.3f %9.3f %9.3f %9.3f %7d", d.devices, d.transport.c_str(),
@@ -147,11 +147,14 @@ class PredictCommand final : public Command {
         bool found = false;
         for (const MeasuredMatch& m : matches) {
           if (m.devices == d.devices && m.link == d.transport && !found) {
-            std::printf(" %10.1f %+7.1f", m.measured * per_sample, 100 * m.error);
+            // The naive forecast, N x the 1-device rate, beside the model's: what the model adds.
+            const double naive = d.devices * p.images_per_sec;
+            std::printf(" %10.1f %+7.1f %+7.1f", m.measured * per_sample, 100 * m.error,
+                        100 * (naive - m.measured) / m.measured);
             found = true;
           }
         }
-        if (!found) std::printf(" %10s %7s", "-", "-");
+        if (!found) std::printf(" %10s %7s %7s", "-", "-", "-");
       }
       std::printf("\n");
     }
