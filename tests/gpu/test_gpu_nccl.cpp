@@ -4,6 +4,7 @@
 #include <thread>
 
 #include "gpu_test_util.h"
+#include "support/skip.h"
 
 #ifdef MG_HAVE_NCCL
 #include "comm/rendezvous/in_process_store.h"
@@ -46,10 +47,7 @@ TEST_CASE("NCCL with one rank: every collective returns its input", "[gpu][nccl]
 }
 
 TEST_CASE("NCCL with two local GPUs sums across ranks", "[gpu][nccl]") {
-  if (cuda_device_count() < 2) {
-    WARN("one GPU only: the two-rank NCCL test needs two");
-    return;
-  }
+  if (cuda_device_count() < 2) MG_SKIP("one GPU only: the two-rank NCCL test needs two");
   auto b0 = make_backend(DeviceKind::Cuda, 0, BackendOptions{});
   auto b1 = make_backend(DeviceKind::Cuda, 1, BackendOptions{});
   InProcessStore store;
