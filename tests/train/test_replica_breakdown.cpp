@@ -93,9 +93,11 @@ TEST_CASE("breakdown: without overlap, the all-reduce time is exposed communicat
                         << s.b.comm_overlapped << " s, optimizer " << s.b.optimizer << " s");
     REQUIRE(s.allreduces >= 3);
     CHECK(s.b.comm_exposed >= 0.9 * kX * static_cast<double>(s.allreduces));
-    // Nor more than the all-reduces, with two of margin: backward (each layer's 40 ms) is not counted as waiting.
-    CHECK(s.b.comm_exposed < kX * static_cast<double>(s.allreduces + 2));
-    CHECK(s.b.backward >= 0.9 * 2 * std::chrono::duration<double>(kLayerBackward).count());  // the two convolutions
+    // Nor more than the all-reduces plus two layers' backward of margin (wake-ups on busy cores): the layers'
+    // backward (40 ms each, the whole of it at least 80 ms) is not counted as waiting.
+    const double layer = std::chrono::duration<double>(kLayerBackward).count();
+    CHECK(s.b.comm_exposed < kX * static_cast<double>(s.allreduces) + 2 * layer);
+    CHECK(s.b.backward >= 0.9 * 2 * layer);
     // The buckets start after backward ends and the exposed wait ends after the last: nothing to overlap.
     CHECK(s.b.comm_overlapped <= 0.1 * kX);
   }
