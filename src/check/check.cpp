@@ -7,9 +7,11 @@
 
 #include <fmt/format.h>
 
+#include "check/adamw_check.h"
 #include "check/layer_check.h"
 #include "check/model_cases.h"
 #include "check/system_check.h"
+#include "check/xent_check.h"
 #include "core/error.h"
 #include "models/registry.h"
 
@@ -79,6 +81,9 @@ CheckReport run_check(const CheckRequest& req) {
           rep.rows.back().advisory = list == &advisory;
         }
   }
+  // Every model's loss, at the precision it trains in; AdamW's master weights are fp32 at every precision.
+  for (Precision p : precisions) rep.rows.push_back(check_softmax_xent(*dut, p));
+  if (req.adamw) rep.rows.push_back(check_adamw(*dut));
   if (req.training)
     for (Precision p : precisions) rep.rows.push_back(check_training(*dut, p));
   if (req.staging) rep.rows.push_back(check_staging_overlap(*dut));
@@ -91,7 +96,8 @@ CheckReport run_check(const CheckRequest& req) {
   return rep;
 }
 
-CheckReport model_check(DeviceKind device, int ordinal, const std::string& model, Precision precision) {
+CheckReport model_check(DeviceKind device, int ordinal, const std::string& model, Precision precision,
+                        bool adamw) {
   // A device that is absent or cannot run the precision is the trainer's usage error to report, in its words.
   if (device == DeviceKind::Cuda && ordinal >= cuda_device_count()) return CheckReport{};
   {
@@ -106,6 +112,7 @@ CheckReport model_check(DeviceKind device, int ordinal, const std::string& model
   req.precisions = {precision};
   req.collectives = false;
   req.staging = false;
+  req.adamw = adamw;
   return run_check(req);
 }
 

@@ -1,5 +1,6 @@
 #include "check/host_values.h"
 
+#include <algorithm>
 #include <cstring>
 
 #include "core/counter_rng.h"
@@ -46,6 +47,28 @@ std::vector<float> decode(const std::vector<uint8_t>& b, DType dt) {
     }
   }
   return v;
+}
+
+DeviceBuffer to_device(Backend& be, const std::vector<float>& v, DType dt) {
+  std::vector<uint8_t> b;
+  if (dt == DType::I32) {
+    const std::vector<int32_t> ids(v.begin(), v.end());
+    b.resize(ids.size() * sizeof(int32_t));
+    std::memcpy(b.data(), ids.data(), b.size());
+  } else {
+    b = encode(v, dt);
+  }
+  DeviceBuffer d(be, std::max<size_t>(b.size(), 4));
+  be.copy_h2d(d.get(), b.data(), b.size(), StreamKind::Compute);
+  be.synchronize(StreamKind::Compute);
+  return d;
+}
+
+std::vector<float> from_device(Backend& be, const void* p, size_t n, DType dt) {
+  std::vector<uint8_t> b(n * dtype_size(dt));
+  be.copy_d2h(b.data(), p, b.size(), StreamKind::Compute);
+  be.synchronize(StreamKind::Compute);
+  return decode(b, dt);
 }
 
 }  // namespace mg::check

@@ -4,6 +4,7 @@
 #include <cstdint>
 #include <vector>
 
+#include "backend/device_buffer.h"
 #include "core/dtype.h"
 
 namespace mg::check {
@@ -15,5 +16,9 @@ std::vector<float> rounded(std::vector<float> v, DType dt);
 // fp32 values <-> the bytes of a dtype buffer (F32, F16, BF16).
 std::vector<uint8_t> encode(const std::vector<float>& v, DType dt);
 std::vector<float> decode(const std::vector<uint8_t>& b, DType dt);
+// v as a dtype buffer on be (I32: v holds integers, e.g. token ids), and n dtype elements back as fp32 values; both
+// synchronise the Compute stream.
+DeviceBuffer to_device(Backend& be, const std::vector<float>& v, DType dt);
+std::vector<float> from_device(Backend& be, const void* p, size_t n, DType dt);
 
 }  // namespace mg::check

@@ -2,7 +2,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <cstring>
 #include <numeric>
 #include <set>
 
@@ -33,28 +32,6 @@ Vec distinct_values(size_t n, uint64_t seed) {
 // An Embedding's input is int32 token ids (held as floats on the host side); every other input is activations.
 bool token_ids(const LayerCase& c, size_t input) { return c.desc.kind == LayerKind::Embedding && input == 0; }
 
-std::vector<uint8_t> encode_ids(const Vec& v) {
-  std::vector<int32_t> ids(v.begin(), v.end());
-  std::vector<uint8_t> b(ids.size() * sizeof(int32_t));
-  std::memcpy(b.data(), ids.data(), b.size());
-  return b;
-}
-
-DeviceBuffer upload(Backend& be, const Vec& v, DType dt) {
-  const std::vector<uint8_t> b = dt == DType::I32 ? encode_ids(v) : encode(v, dt);
-  DeviceBuffer d(be, std::max<size_t>(b.size(), 4));
-  be.copy_h2d(d.get(), b.data(), b.size(), StreamKind::Compute);
-  be.synchronize(StreamKind::Compute);
-  return d;
-}
-
-Vec download(Backend& be, const void* p, size_t n, DType dt) {
-  std::vector<uint8_t> b(n * dtype_size(dt));
-  be.copy_d2h(b.data(), p, b.size(), StreamKind::Compute);
-  be.synchronize(StreamKind::Compute);
-  return decode(b, dt);
-}
-
 struct Inputs {
   std::vector<Vec> x, params;
   Vec dout;
@@ -80,8 +57,8 @@ LayerRun run_layer(Backend& be, const LayerCase& c, Precision p, const Inputs& i
   std::vector<DeviceBuffer> pbuf, gbuf;
   std::vector<float*> pp, gp;
   for (size_t j = 0; j < ps.size(); ++j) {
-    pbuf.push_back(upload(be, in.params[j], DType::F32));
-    gbuf.push_back(upload(be, Vec(in.params[j].size(), 0.f), DType::F32));
+    pbuf.push_back(to_device(be, in.params[j], DType::F32));
+    gbuf.push_back(to_device(be, Vec(in.params[j].size(), 0.f), DType::F32));
     pp.push_back(pbuf.back().as<float>());
     gp.push_back(gbuf.back().as<float>());
   }
@@ -89,7 +66,7 @@ LayerRun run_layer(Backend& be, const LayerCase& c, Precision p, const Inputs& i
   std::vector<DeviceBuffer> xb, dxb;
   std::vector<Tensor> xt, dxt;
   for (size_t i = 0; i < c.shapes.size(); ++i) {
-    xb.push_back(upload(be, in.x[i], token_ids(c, i) ? DType::I32 : dt));
+    xb.push_back(to_device(be, in.x[i], token_ids(c, i) ? DType::I32 : dt));
     dxb.emplace_back(be, static_cast<size_t>(c.shapes[i].numel()) * dtype_size(dt));
   }
   for (size_t i = 0; i < c.shapes.size(); ++i) {
@@ -99,21 +76,21 @@ LayerRun run_layer(Backend& be, const LayerCase& c, Precision p, const Inputs& i
   const size_t on = static_cast<size_t>(out_shape.numel());
   DeviceBuffer yb(be, on * dtype_size(dt));
   const Tensor y = yb.tensor(out_shape, dt);
-  DeviceBuffer dyb = upload(be, in.dout, dt);
+  DeviceBuffer dyb = to_device(be, in.dout, dt);
   const Tensor dy = dyb.tensor(out_shape, dt);
 
   LayerRun r;
   op->forward(xt, y, true);
-  r.out = download(be, y.data, on, dt);
+  r.out = from_device(be, y.data, on, dt);
   op->backward(xt, y, dy, dxt, false);
   for (size_t i = 0; i < c.shapes.size(); ++i)
-    if (!token_ids(c, i)) r.din.push_back(download(be, dxt[i].data, static_cast<size_t>(c.shapes[i].numel()), dt));
-  for (size_t j = 0; j < ps.size(); ++j) r.dparams.push_back(download(be, gp[j], in.params[j].size(), DType::F32));
+    if (!token_ids(c, i)) r.din.push_back(from_device(be, dxt[i].data, static_cast<size_t>(c.shapes[i].numel()), dt));
+  for (size_t j = 0; j < ps.size(); ++j) r.dparams.push_back(from_device(be, gp[j], in.params[j].size(), DType::F32));
   op->backward(xt, y, dy, dxt, true);  // accumulates: parameter gradients double
   for (size_t j = 0; j < ps.size(); ++j)
-    r.dparams_accumulated.push_back(download(be, gp[j], in.params[j].size(), DType::F32));
+    r.dparams_accumulated.push_back(from_device(be, gp[j], in.params[j].size(), DType::F32));
   op->forward(xt, y, false);
-  r.out_inference = download(be, y.data, on, dt);
+  r.out_inference = from_device(be, y.data, on, dt);
   return r;
 }
 
@@ -256,6 +233,15 @@ double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
   return std::isnan(e) ? INFINITY : e;
 }
 
+void take_worst(CheckRow& row, const std::string& what, const std::vector<float>& got,
+                const std::vector<float>& want) {
+  const double e = rel_err(got, want);
+  if (row.detail.empty() || e > row.error) {
+    row.error = e;
+    row.detail = what;
+  }
+}
+
 CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Precision p) {
   CheckRow row;
   row.group = "layer";
@@ -302,13 +288,7 @@ CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Preci
       }
     }
     // Every quantity against the reference; the row reports the worst relative to the tolerance.
-    auto take = [&](const std::string& what, const Vec& a, const Vec& b) {
-      const double e = rel_err(a, b);
-      if (row.detail.empty() || e > row.error) {
-        row.error = e;
-        row.detail = what;
-      }
-    };
+    auto take = [&](const std::string& what, const Vec& a, const Vec& b) { take_worst(row, what, a, b); };
     take("forward", got.out, want.out);
     for (size_t i = 0; i < got.din.size(); ++i) take("input gradient " + std::to_string(i), got.din[i], want.din[i]);
     for (size_t j = 0; j < got.dparams.size(); ++j) {

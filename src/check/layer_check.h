@@ -41,6 +41,10 @@ double tolerance(Precision p);
 // ||a - b|| / ||b|| (b the reference); an all-zero reference compares absolutely.
 double rel_err(const std::vector<float>& a, const std::vector<float>& b);
 
+// Folds one comparison into a row: the largest rel_err(got, want) so far becomes its error, that quantity's name
+// its detail.
+void take_worst(CheckRow& row, const std::string& what, const std::vector<float>& got, const std::vector<float>& want);
+
 // One row: the worst of the case's comparisons (the quantity is named in detail). reference == nullptr uses
 // the naive reference, else that backend at fp32. Failures to run (an exception) are a failed row naming it.
 CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Precision p);

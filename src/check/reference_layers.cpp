@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <limits>
+#include <string>
 
 #include "core/counter_rng.h"
 #include "core/error.h"
@@ -424,6 +425,46 @@ ReferenceRun reference_layer(const LayerDesc& d, const std::vector<Shape>& shape
     default: break;
   }
   throw UsageError(std::string("no reference for layer kind ") + layer_kind_name(d.kind));
+}
+
+ReferenceXent reference_softmax_xent(const Vec& logits, const std::vector<int32_t>& targets, int64_t vocab,
+                                     double grad_scale) {
+  const int64_t rows = static_cast<int64_t>(targets.size());
+  MG_ENSURE(rows > 0 && vocab > 0 && static_cast<int64_t>(logits.size()) == rows * vocab,
+            "reference_softmax_xent: logits must be {targets, vocab}");
+  D d(logits.size());
+  double total = 0;
+  for (int64_t r = 0; r < rows; ++r) {
+    auto at = [&](int64_t j) { return static_cast<size_t>(r * vocab + j); };
+    const int32_t y = targets[static_cast<size_t>(r)];
+    MG_ENSURE(y >= 0 && y < vocab, "reference_softmax_xent: target " + std::to_string(y) + " outside the vocabulary");
+    double mx = -INFINITY, sum = 0;
+    for (int64_t j = 0; j < vocab; ++j) mx = std::max(mx, static_cast<double>(logits[at(j)]));
+    for (int64_t j = 0; j < vocab; ++j) sum += std::exp(logits[at(j)] - mx);
+    const double logz = mx + std::log(sum);
+    total += logz - logits[at(y)];
+    for (int64_t j = 0; j < vocab; ++j)
+      d[at(j)] = grad_scale * (std::exp(logits[at(j)] - logz) - (j == y ? 1.0 : 0.0)) / static_cast<double>(rows);
+  }
+  return {static_cast<float>(total / static_cast<double>(rows)), to_float(d)};
+}
+
+ReferenceAdamW reference_adamw(const Vec& params, const Vec& grads, const Vec& m, const Vec& v, const AdamWStep& s) {
+  const size_t n = params.size();
+  MG_ENSURE(grads.size() == n && m.size() == n && v.size() == n,
+            "reference_adamw: params, grads, m and v differ in size");
+  MG_ENSURE(s.step >= 1, "reference_adamw: step counts from 1");
+  const double b1 = s.beta1, b2 = s.beta2, lr = s.lr, steps = static_cast<double>(s.step);
+  const double c1 = 1 - std::pow(b1, steps), c2 = 1 - std::pow(b2, steps);
+  D p(n), mn(n), vn(n), delta(n);
+  for (size_t i = 0; i < n; ++i) {
+    const double g = static_cast<double>(grads[i]) * s.grad_scale;
+    mn[i] = b1 * m[i] + (1 - b1) * g;
+    vn[i] = b2 * v[i] + (1 - b2) * g * g;
+    delta[i] = -lr * s.weight_decay * params[i] - lr * (mn[i] / c1) / (std::sqrt(vn[i] / c2) + s.eps);
+    p[i] = params[i] + delta[i];
+  }
+  return {to_float(p), to_float(mn), to_float(vn), to_float(delta)};
 }
 
 }  // namespace mg::check

@@ -8,7 +8,7 @@
 namespace mg {
 
 struct CheckRow {
-  std::string group;      // layer | allreduce | broadcast | staging | training
+  std::string group;      // layer | loss | optimizer | allreduce | broadcast | staging | training
   std::string name;       // the case, e.g. "conv3x3_s1 (conv)"
   std::string precision;  // fp32 | tf32 | fp16 | bf16, or the wire dtype of a collective
   std::string metric;     // what error measures: "rel_err" (norm-wise), "wrong" (#elements), "overlap", ...

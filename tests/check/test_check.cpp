@@ -1,7 +1,9 @@
 // mgbench check on the CPU: the naive reference against hand-computed values (so it is not merely
 // self-consistent), the CPU backend against the reference for every layer case, the collectives' #wrong
-// count, the training check, and a check that bites when a layer is wrong.
+// count, the training check, the loss and AdamW rows in the report, and a check that bites when a layer is wrong.
 #include <catch2/catch.hpp>
+
+#include <algorithm>
 
 #include <cmath>
 
@@ -195,17 +197,24 @@ TEST_CASE("check: the model check covers the model's layer kinds and a falling t
   REQUIRE(rep.ran);
   INFO(format_check_table(rep));
   CHECK(rep.passed());
-  bool conv = false, bn = false, lrn = false, training = false;
+  bool conv = false, bn = false, lrn = false, training = false, xent = false, adamw = false;
   for (const CheckRow& r : rep.rows) {
     conv |= r.name.find("(conv)") != std::string::npos;
     bn |= r.name.find("(batchnorm)") != std::string::npos;
     lrn |= r.name.find("(concat)") != std::string::npos;  // tiny has no concat
     training |= r.group == "training";
+    xent |= r.group == "loss";
+    adamw |= r.group == "optimizer";
   }
   CHECK(conv);
   CHECK(bn);
   CHECK_FALSE(lrn);
   CHECK(training);
+  CHECK(xent);
+  CHECK_FALSE(adamw);  // an SGD run's check has no AdamW row
+  const CheckReport with_adamw = model_check(DeviceKind::Cpu, 0, "tiny", Precision::FP32, true);
+  CHECK(std::count_if(with_adamw.rows.begin(), with_adamw.rows.end(),
+                      [](const CheckRow& r) { return r.group == "optimizer" && r.passed; }) == 1);
   CHECK_FALSE(model_check(DeviceKind::Cpu, 0, "tiny", Precision::FP16).ran);  // the trainer refuses fp16 on CPU
   const std::string table = format_check_table(rep);
   CHECK(table.find("tolerance") != std::string::npos);
@@ -235,4 +244,26 @@ TEST_CASE("check: the fused batch-norm and add ReLUs are checked, and a backward
   int covered = 0;
   for (const LayerCase& c : kind_cases_for(build_model("resnet18", 10))) covered += c.relu;
   CHECK(covered == 2);
+}
+
+TEST_CASE("check: mgbench check has a cross-entropy row per precision and one AdamW row", "[check]") {
+  CheckRequest req;
+  req.collectives = req.staging = req.training = false;
+  const CheckReport rep = run_check(req);
+  INFO(format_check_table(rep));
+  CHECK(rep.passed());
+  auto be = cpu_one_thread();
+  std::vector<Precision> precisions;
+  for (Precision p : {Precision::FP32, Precision::TF32, Precision::FP16, Precision::BF16})
+    if (be->supports(p)) precisions.push_back(p);
+  size_t xent = 0, adamw = 0;
+  for (const CheckRow& r : rep.rows) {
+    xent += r.group == "loss" && r.name == "token_xent (softmax cross-entropy)";
+    adamw += r.group == "optimizer" && r.name == "adamw_step (AdamW)" && r.precision == "fp32";
+  }
+  CHECK(xent == precisions.size());
+  CHECK(adamw == 1);
+  const std::string table = format_check_table(rep);
+  CHECK(table.find("token_xent (softmax cross-entropy)") != std::string::npos);
+  CHECK(table.find("adamw_step (AdamW)") != std::string::npos);
 }

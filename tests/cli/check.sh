@@ -4,7 +4,8 @@
 source "$(dirname "$0")/lib.bash"
 
 expect_status 0 "$MGBENCH" check --device cpu --model tiny --precision fp32 --json "$TMP/check.json"
-for want in "tolerance" "conv3x3_s1 (conv)" "conv1x1_s1 (conv)" "batchnorm" "allreduce" "broadcast" "staging" "training" "checks passed"; do
+for want in "tolerance" "conv3x3_s1 (conv)" "conv1x1_s1 (conv)" "batchnorm" "token_xent (softmax cross-entropy)" \
+  "adamw_step (AdamW)" "allreduce" "broadcast" "staging" "training" "checks passed"; do
   grep -q -- "$want" "$TMP/out" || { cat "$TMP/out"; fail "check table lacks '$want'"; }
 done
 grep -q "FAIL" "$TMP/out" && { cat "$TMP/out"; fail "a check failed on this CPU"; }
@@ -21,6 +22,8 @@ json_check "$TMP/check.json" 'd["passed"] and all(r["passed"] for r in d["rows"]
 # --model checks the model's own layers (named after them); the generic per-kind rows are there, marked advisory.
 json_check "$TMP/check.json" 'any(r["name"].startswith("block1.conv ") and not r.get("advisory") for r in d["rows"]) and any(r["name"].startswith("conv3x3_s1 ") and r.get("advisory") for r in d["rows"])' \
   || fail "check JSON lacks tiny's own layer rows or the advisory generic rows"
+json_check "$TMP/check.json" '[(r["group"], r["precision"], r["passed"]) for r in d["rows"] if r["group"] in ("loss", "optimizer")] == [("loss", "fp32", True), ("optimizer", "fp32", True)]' \
+  || fail "check JSON lacks the passing cross-entropy and AdamW rows"
 json_check "$TMP/check.json" 'all(r["error"] == 0 for r in d["rows"] if r["metric"] == "wrong")' \
   || fail "collectives reported wrong elements"
 

@@ -136,7 +136,7 @@ int run_training(const RunConfig& cfg, const std::string& html_path, bool progre
   if (cfg.check && !cfg.input_only) {
     // Seconds, before anything is timed: a figure from a device that computes the model wrongly is worthless.
     const int ordinal = cfg.device == DeviceKind::Cuda && !cfg.gpu_ids.empty() ? cfg.gpu_ids[0] : 0;
-    checked = check::model_check(cfg.device, ordinal, cfg.model, cfg.precision);
+    checked = check::model_check(cfg.device, ordinal, cfg.model, cfg.precision, cfg.optimizer == Optimizer::AdamW);
     if (checked.ran && !checked.passed()) {
       std::fputs(check::format_check_table(checked).c_str(), stderr);
       throw Error(fmt::format("the correctness check of {} at {} failed on {} (table above); `mgbench check` runs the "
