@@ -19,9 +19,10 @@ for b in "${baselines[@]}"; do
   preset=$MG_SOURCE_DIR/configs/$name.json
   [[ -f $preset ]] || fail "$b has no preset $preset"
   [[ -s ${b%.json}.txt ]] || fail "$b has no provenance note ${b%.json}.txt (command, machine, date)"
-  python3 - "$b" <<'PY' || fail "$b is filed under another machine's fingerprint than the one it records"
+  python3 - "$b" "${b%.json}.txt" <<'PY' || fail "$b is filed under another machine's fingerprint than the one it records"
 import json, os, re, sys
 d = json.load(open(sys.argv[1]))
+note = open(sys.argv[2]).read()
 cpu_part, isa, cpus, device = os.path.basename(os.path.dirname(sys.argv[1])).split("_", 3)
 slug = lambda s: re.sub(r"[^a-z0-9]+", "-", re.sub(r"\((r|tm)\)", "", s.lower())).strip("-")
 recorded = d["environment"]["cpu"]  # "MODEL (N logical CPUs[, M usable by this process])"
@@ -38,6 +39,12 @@ if d["config"]["device"] == "cpu" and device != "cpu":
     problems.append(f"a CPU run filed under device '{device}'")
 if isa not in ("avx512", "avx2", "avx", "sse4"):
     problems.append(f"ISA level '{isa}' is not one machine-fingerprint.sh gives")
+# The result records no ISA level; the note --update-baseline writes does ("machine: CPU '...', ISA avx512, ...").
+noted = re.search(r"^machine: .*\bISA (\w+)\b", note, re.M)
+if not noted:
+    problems.append("the note has no 'machine: ... ISA <level>' line")
+elif noted.group(1) != isa:
+    problems.append(f"the note says ISA {noted.group(1)}, the folder {isa}")
 for p in problems:
     print(p)
 sys.exit(1 if problems else 0)
@@ -95,7 +102,7 @@ machine=$(basename "$(dirname "${baselines[0]}")")
 fake_tree() {
   mkdir -p "$1/results/baselines/$2" "$1/configs"
   cp "$3" "$1/results/baselines/$2/$name.json"
-  echo "provenance" >"$1/results/baselines/$2/$name.txt"
+  cp "${baselines[0]%.json}.txt" "$1/results/baselines/$2/$name.txt"
   cp "$MG_SOURCE_DIR/configs/$name.json" "$1/configs/"
 }
 inner() {  # inner TREE: this test run on another tree; output in $TMP/inner.out, fails when it passes
@@ -109,6 +116,11 @@ if [[ ${CI_BASELINES_INNER:-0} -eq 0 ]]; then
   # The same file filed under another machine (an AVX2 EPYC with 64 CPUs) is caught by what it records.
   fake_tree "$TMP/misfiled" amd-epyc-7b13_avx2_64cpus_cpu "${baselines[0]}"
   inner "$TMP/misfiled" "a misfiled baseline" "CPUs usable, folder says 64cpus"
+  # Filed under the same CPU model and count with another ISA level: its note says which it was made on.
+  IFS=_ read -r cpu_part isa cpus device <<<"$machine"
+  other_isa=$([[ $isa == avx512 ]] && echo avx2 || echo avx512)
+  fake_tree "$TMP/other-isa" "${cpu_part}_${other_isa}_${cpus}_${device}" "${baselines[0]}"
+  inner "$TMP/other-isa" "a baseline filed under another ISA level" "the note says ISA $isa, the folder $other_isa"
   # A baseline outside a machine's folder, as before fingerprints, is refused.
   fake_tree "$TMP/stray" "$machine" "${baselines[0]}"
   cp "${baselines[0]}" "$TMP/stray/results/baselines/$name.json"
