@@ -19,6 +19,8 @@ constexpr int64_t kVitBatch = 8, kVitImage = 32, kVitClasses = 10;
 // On the CPU at fp32 the loss falls to 0.86 of the first by step 6 and 0.74 by step 10: room for fp16's skipped
 // steps under the bound below.
 constexpr int kVitSteps = 10;
+// The falling loss is checked over 50 steps on the batch, as on the CPU (test_transformer_training.cpp).
+constexpr int kVitFallSteps = 50;
 
 // vit-tiny's loss at each of `steps` AdamW steps (lr 1e-3) on one fixed batch of uniform images and labels.
 std::vector<float> vit_losses(Backend& be, Precision p, int steps) {
@@ -39,6 +41,10 @@ TEST_CASE("vit-tiny trains on the GPU at every precision and starts where the CP
   const float cpu_first = c.front();
   REQUIRE(std::isfinite(cpu_first));
   for (Precision p : gpu_precisions()) {
+    const std::vector<float> fall = vit_losses(gpu(), p, kVitFallSteps);
+    INFO(precision_name(p) << ": over " << kVitFallSteps << " steps " << fall.front() << " -> " << fall.back());
+    for (float v : fall) CHECK(std::isfinite(v));
+    CHECK(fall.back() < 0.9f * fall.front());
     const std::vector<float> l = vit_losses(gpu(), p, kVitSteps);
     INFO(precision_name(p) << ": loss " << l.front() << " -> " << l.back() << ", CPU's " << cpu_first << " -> "
                            << c.back());
