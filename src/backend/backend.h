@@ -74,8 +74,8 @@ class LayerOp {
   // din is overwritten. Parameter gradients are overwritten, or added to when accumulate_param_grads is set
   // (gradient accumulation across micro-batches).
   // The network's memory plan relies on these rules every backend keeps: ReLU runs in place (in[0] and out one
-  // buffer) and its backward reads only out; Add may too, over either input; Conv, BatchNorm and Add backward
-  // never read their own out. So where layers run in place one after another, only the last of them may read
+  // buffer) and its backward reads only out; Add may too, over either input; Conv, Linear, BatchNorm and Add
+  // backward never read their own out. So where layers run in place one after another, only the last of them may read
   // the shared buffer in its backward. A
   // layer built with LayerOptions::relu may read its out in backward (the ReLU mask), never writes it there, and
   // leaves dout unchanged. An Add gives both inputs the same gradient, so the network may ask for the first only

@@ -53,15 +53,16 @@ void plan_fusions(const ModelDesc& m, const GraphPlanOptions& o, GraphPlan& p) {
       p.layers[fused[i]].relu = i;
     }
   }
-  // In place: a ReLU that is the only reader of a Conv, BatchNorm or Add output overwrites it, and so does an
-  // Add over an input it alone reads (the later one: the batch norm right before an Add may then compute it).
+  // In place: a ReLU that is the only reader of a Conv, Linear, BatchNorm or Add output overwrites it, and so does
+  // an Add over an input it alone reads (the later one: the batch norm right before an Add may then compute it;
+  // a transformer's residual Add takes its projection's output).
   // Those layers' backward never reads their output, ReLU's reads only its own, and only the last writer of a
   // shared buffer reads it in backward (backend.h), so each chain keeps one activation. A fused ReLU is its
   // producer's output, with or without buffer reuse.
   auto overwritable = [&](int j) {
     const LayerKind k = m.layers[j].kind;
     return j != 0 && readers[j].size() == 1 &&
-           (k == LayerKind::Conv || k == LayerKind::BatchNorm || k == LayerKind::Add);
+           (k == LayerKind::Conv || k == LayerKind::Linear || k == LayerKind::BatchNorm || k == LayerKind::Add);
   };
   for (int i = 1; i < n; ++i) {
     const LayerDesc& l = m.layers[i];

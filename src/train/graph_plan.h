@@ -7,10 +7,10 @@
 // layer's step, the temporary for a second consumer's contribution for one step; they share buffers whenever
 // those lifetimes do not overlap. Training keeps every activation for the backward pass; inference shares the
 // activations themselves the same way, keeping only the logits to the end. A ReLU that alone reads a Conv,
-// BatchNorm or Add output runs in place on it (backend.h states the rules that allow it). A ReLU that
+// Linear, BatchNorm or Add output runs in place on it (backend.h states the rules that allow it). A ReLU that
 // relu_fusion.h folds into its BatchNorm or Add has no op of its own: the pair shares one output and one gradient
-// buffer. An Add runs in place over a Conv, BatchNorm or Add output it alone reads; where that is a BatchNorm right
-// before it and the backend offers it, the BatchNorm computes the Add as it writes. An Add that is the first
+// buffer. An Add runs in place over a Conv, Linear, BatchNorm or Add output it alone reads; where that is a
+// BatchNorm right before it and the backend offers it, the BatchNorm computes the Add as it writes. An Add that is the first
 // backward consumer of both inputs writes their common gradient once into one buffer, where no other consumer's
 // contribution could land before both producers read it.
 //

@@ -30,24 +30,31 @@ struct GraphPass {
   size_t buffer_bytes = 0, peak_bytes = 0;
 };
 
-// Two passes of model m (10 classes) at batch 2 and 32x32 images with fixed parameters and data; the second runs
-// on buffers the first left full of other tensors' values. reuse and fuse as ModelGraph's reuse_buffers and
-// fuse_layers.
+// Two passes of model m at batch 2 and 32x32 images (a language model: 32 token ids in [0, vocab) a sequence,
+// a label a token) with fixed parameters and data; the second runs on buffers the first left full of other
+// tensors' values. reuse and fuse as ModelGraph's reuse_buffers and fuse_layers.
 inline GraphPass run_graph(Backend& be, const ModelDesc& m, bool training, bool reuse, bool fuse) {
   constexpr int64_t batch = 2, image = 32;
   ModelGraph net(be, m, batch, image, Precision::FP32, 7, training, reuse, fuse);
   ParamStore store(be, net.param_shapes());
   store.initialize(42);
   net.bind(store);
+  const auto classes = static_cast<int>(m.num_classes);
   const auto images = make_images(static_cast<size_t>(batch * image * image * 3), 3);
-  const auto labels = make_labels(batch, 10, 4);
-  DeviceBuffer img(be, images.size() * sizeof(float)), lab(be, labels.size() * sizeof(int32_t));
-  be.copy_h2d(img.get(), images.data(), images.size() * sizeof(float), StreamKind::Compute);
+  const auto ids = make_labels(static_cast<size_t>(batch * image), classes, 3);  // a language model's input
+  const int64_t rows = m.tokens ? batch * image : batch;
+  const auto labels = make_labels(static_cast<size_t>(rows), classes, 4);
+  const size_t in_bytes = m.tokens ? ids.size() * sizeof(int32_t) : images.size() * sizeof(float);
+  DeviceBuffer img(be, in_bytes), lab(be, labels.size() * sizeof(int32_t));
+  be.copy_h2d(img.get(), m.tokens ? static_cast<const void*>(ids.data()) : static_cast<const void*>(images.data()),
+              in_bytes, StreamKind::Compute);
   be.copy_h2d(lab.get(), labels.data(), labels.size() * sizeof(int32_t), StreamKind::Compute);
+  const Tensor input = m.tokens ? img.tensor(Shape{batch, image}, DType::I32)
+                                : img.tensor(Shape{batch, 3, image, image}, DType::F32);
   for (int pass = 0; pass < 2; ++pass) {
-    net.forward(img.tensor(Shape{batch, 3, image, image}, DType::F32), training);
+    net.forward(input, training);
     if (training) {
-      net.loss(lab.tensor(Shape{batch}, DType::I32), 1.0f);
+      net.loss(lab.tensor(Shape{rows}, DType::I32), 1.0f);
       net.backward(false, nullptr);
     }
   }

@@ -90,11 +90,21 @@ class Walk {
       const LayerPlan& l = at(i);
       if (!l.has_op || l.add_by >= 0) continue;  // a folded ReLU, an Add its batch norm computes
       const std::string who = "forward of " + m_.layers[i].name;
-      for (int j : m_.layers[i].inputs) need(at(j).out_buffer, act(j), who);
+      // A layer that does not run in place must not write its output over an input it is reading.
+      auto over = [&](int j) {
+        if (l.in_place_of < 0 && at(j).out_buffer == l.out_buffer)
+          faults_.push_back(who + " writes its output over its input " + m_.layers[j].name + " in buffer " +
+                            std::to_string(l.out_buffer));
+      };
+      for (int j : m_.layers[i].inputs) {
+        need(at(j).out_buffer, act(j), who);
+        over(j);
+      }
       if (l.add >= 0) {
         const auto& ins = m_.layers[l.add].inputs;
         const int other = ins[0] == i ? ins[1] : ins[0];
         need(at(other).out_buffer, act(other), who);
+        over(other);
       }
       held_[l.out_buffer] = {act(shown(i))};
     }
@@ -102,7 +112,7 @@ class Walk {
   }
 
   // Layer i's backward: what it reads (backend.h: ReLU reads only its output, Add neither inputs nor output
-  // but a folded ReLU's mask, Conv and BatchNorm not their output), then what it writes.
+  // but a folded ReLU's mask, Conv, Linear and BatchNorm not their output), then what it writes.
   void backward_reads(int i, std::vector<int>& read) {
     const LayerPlan& l = at(i);
     const LayerKind k = m_.layers[i].kind;
@@ -116,7 +126,8 @@ class Walk {
         read.push_back(at(j).out_buffer);
       }
     }
-    const bool own = l.relu >= 0 || (k != LayerKind::Conv && k != LayerKind::BatchNorm && k != LayerKind::Add);
+    const bool own = l.relu >= 0 || (k != LayerKind::Conv && k != LayerKind::Linear && k != LayerKind::BatchNorm &&
+                                     k != LayerKind::Add);
     if (own) {
       need(l.out_buffer, act(shown(i)), who);
       read.push_back(l.out_buffer);
@@ -212,8 +223,12 @@ GraphPlanOptions options(const FusionCaps& caps, bool training, bool reuse, bool
   return o;
 }
 
+// The transformers at sequence length / image size 32: layer norms, attention, GELU and residual adds that
+// read a layer two consumers share (the residual stream), the token input and the tied head (gpt2-tiny), the
+// patch convolution and class token (vit-tiny).
 std::vector<ModelDesc> models() {
-  return {build_model("resnet18", 10), build_model("resnet50", 10), build_model("tiny", 10), test::edge_model()};
+  return {build_model("resnet18", 10), build_model("resnet50", 10), build_model("tiny", 10), test::edge_model(),
+          build_model("gpt2-tiny"),    build_model("vit-tiny", 10)};
 }
 
 int count_if_layers(const GraphPlan& p, bool (*pred)(const LayerPlan&)) {
@@ -308,6 +323,23 @@ TEST_CASE("graph plan: ReLUs fold and batch norms compute residual adds exactly 
   CHECK(fusion_caps(*be, Precision::FP32).batch_norm_adds);
   CHECK_FALSE(fusion_caps(*be, Precision::BF16).batch_norm_adds);
   CHECK(fusion_caps(*be, Precision::FP32).relu_into == cpu.relu_into);
+}
+
+TEST_CASE("graph plan: a transformer's residual adds run in place over their projection's output", "[train][plan]") {
+  for (const ModelDesc& m : {build_model("gpt2-tiny"), build_model("vit-tiny", 10)}) {
+    const GraphPlan p = plan_graph(m, options(all_caps()[0].second, true, true, true));
+    int over_linear = 0, adds = 0;
+    for (size_t i = 1; i < m.layers.size(); ++i) {
+      if (m.layers[i].kind != LayerKind::Add) continue;
+      ++adds;
+      const int over = p.layers[i].in_place_of;
+      over_linear += over >= 0 && m.layers[over].kind == LayerKind::Linear;
+    }
+    INFO(m.name << ": " << over_linear << " of " << adds << " adds over a Linear");
+    // Two a block (after attention and after the MLP), each over its projection: one buffer, not two.
+    CHECK(adds == 2 * 2);
+    CHECK(over_linear == adds);
+  }
 }
 
 TEST_CASE("graph plan: the graph built from it allocates exactly the planned buffers", "[train][plan]") {
