@@ -42,6 +42,42 @@ grep -Eq "tokens/s +tok/s/dev" "$TMP/out" || fail "predict's table does not head
 json_check "$TMP/p.json" 'all(r["tokens_per_sample"] == 32 and abs(r["tokens_per_sec"] - 32 * r["images_per_sec"]) <= 1e-9 * r["tokens_per_sec"] for r in d["runs"])' \
   || fail "predict lost the tokens: $(cat "$TMP/p.json" | head -c 600)"
 
+# --runs, --trace, a bf16 gradient wire and accumulation together: two process runs pooled as docs/results.md
+# says (run_samples, the CI between the runs' medians), the first run's trace of both replicas, each step two
+# micro-batches, and half fp32's wire bytes (2 bytes a parameter).
+expect_status 0 "$MGBENCH" models --json
+cp "$TMP/out" "$TMP/models.json"
+expect_status 0 "$MGBENCH" --device cpu --model gpt2-tiny --seq-len 16 --batch-size 2 --devices 2 --steps 3 --warmup 1 \
+  --runs 2 --trace "$TMP/t.json" --allreduce-dtype bf16 --accum-steps 2 --no-progress --json "$TMP/r.json"
+grep -q "2 runs in fresh processes" "$TMP/out" || fail "the table does not say the runs were pooled: $(head -1 "$TMP/out")"
+python3 - "$TMP/r.json" "$TMP/t.json" "$TMP/models.json" <<'PY' || fail "--runs/--trace/bf16 wire/--accum-steps"
+import json, sys
+d, t = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+params = {m["name"]: m["parameters"] for m in json.load(open(sys.argv[3]))["models"]}["gpt2-tiny"]
+c = d["config"]
+assert c["runs"] == 2 and c["accum_steps"] == 2 and c["allreduce_dtype"] == "bf16", c
+assert [r["devices"] for r in d["runs"]] == [1, 2], [r["devices"] for r in d["runs"]]
+for r in d["runs"]:
+    st = r["step_time"]
+    assert r["run_samples"] == [3, 3] and len(r["samples"]["total_s"]) == 6, r["run_samples"]
+    assert st["runs"] == 2 and st["samples"] == 6 and st["ci95_method"] == "between-runs", st
+    assert st["ci95_lo_s"] <= st["median_s"] <= st["ci95_hi_s"], st
+    assert r["global_batch"] == 2 * 2 * r["devices"] and r["tokens_per_sample"] == 16, (r["global_batch"], r["devices"])
+    assert r["replicas_identical"]
+a = d["runs"][-1]["allreduce"]
+assert a["dtype"] == "bf16" and a["bytes_per_step"] == 2 * params and 2 * a["bytes_per_step"] == 4 * params, (a, params)
+# A Chrome trace: complete events with times, one process per replica named in metadata events.
+assert isinstance(t["traceEvents"], list) and t["otherData"]["devices"] == 2 and t["otherData"]["global_batch"] == 8, t["otherData"]
+x = [e for e in t["traceEvents"] if e["ph"] == "X"]
+assert all(e["ts"] >= 0 and e["dur"] >= 0 and isinstance(e["pid"], int) and isinstance(e["tid"], int) for e in x)
+named = {e["pid"]: e["args"]["name"] for e in t["traceEvents"] if e["ph"] == "M" and e["name"] == "process_name"}
+assert named == {0: "replica 0", 1: "replica 1"}, named
+for pid in (0, 1):  # 3 timed steps, each two micro-batches, one optimizer step and the bucket's all-reduce
+    mine = [e["name"] for e in x if e["pid"] == pid]
+    assert mine.count("forward [0]") == 3 and mine.count("backward [1]") == 3 and mine.count("optimizer") == 3, mine
+    assert mine.count("all-reduce bucket 0") == 3, mine
+PY
+
 for source in host device; do
   expect_status 0 "$MGBENCH" --device cpu --model gpt2-tiny --batch-size 2 --steps 2 --warmup 0 --devices 2 \
     --synthetic-source "$source" --no-progress --json "$TMP/r.json"

@@ -29,11 +29,23 @@ TEST_CASE("gpt2: 124,439,808 parameters as published, the head tied to the token
 }
 
 TEST_CASE("gpt2: forward FLOPs per sequence are 2 T (12 L C^2 + V C) plus attention's 4 L T^2 C") {
-  const double L = 12, C = 768, V = 50257;
-  for (const double T : {1024.0, 128.0}) {
-    const double want = 2 * T * (12 * L * C * C + V * C) + 4 * L * T * T * C;
-    CHECK(forward_gflops_per_image(build_model("gpt2"), static_cast<int64_t>(T)) == Approx(want / 1e9).epsilon(1e-12));
+  const double V = 50257;
+  struct Size {
+    const char* name;
+    double L, C;
+  };
+  for (const Size& s : {Size{"gpt2", 12, 768}, Size{"gpt2-medium", 24, 1024}}) {
+    for (const double T : {1024.0, 128.0}) {
+      INFO(s.name << " T " << T);
+      const double L = s.L, C = s.C;
+      const double want = 2 * T * (12 * L * C * C + V * C) + 4 * L * T * T * C;
+      CHECK(forward_gflops_per_image(build_model(s.name), static_cast<int64_t>(T)) ==
+            Approx(want / 1e9).epsilon(1e-12));
+    }
   }
+  // What `mgbench models` shows for a 1024-token sequence: 291.6 and 827.0 GFLOPs.
+  CHECK(forward_gflops_per_image(build_model("gpt2"), 1024) == Approx(291.6483072).epsilon(1e-12));
+  CHECK(forward_gflops_per_image(build_model("gpt2-medium"), 1024) == Approx(826.951073792).epsilon(1e-12));
 }
 
 TEST_CASE("gpt2: pre-norm blocks with causal attention, ln_f, rows of logits from the tied head") {

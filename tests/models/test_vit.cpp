@@ -24,6 +24,10 @@ TEST_CASE("vit: forward FLOPs are 2 (3 p^2 C P + L (12 T C^2 + 2 T^2 C) + C K), 
   CHECK(forward_gflops_per_image(build_model("vit-b16"), 224) == Approx(want / 1e9).epsilon(1e-12));
   CHECK(forward_gflops_per_image(build_model("vit-b16"), 224) / 2 == Approx(17.6).epsilon(0.005));  // timm's table
   CHECK(forward_gflops_per_image(build_model("vit-s16"), 224) / 2 == Approx(4.6).epsilon(0.005));
+  // ViT-S/16 by the same closed form (C 384, 6 heads: the heads do not enter).
+  const double Cs = 384;
+  const double want_s = 2 * (3 * p * p * Cs * P + L * (12 * T * Cs * Cs + 2 * T * T * Cs) + Cs * K);
+  CHECK(forward_gflops_per_image(build_model("vit-s16"), 224) == Approx(want_s / 1e9).epsilon(1e-12));
 }
 
 TEST_CASE("vit: patch tokens, pre-norm blocks with full attention and exact GELU, the head on the class token") {
