@@ -67,7 +67,7 @@ RunResult predict(const RunResult& profile, const StepProfile& p, const PredictR
   }
   nlohmann::json topo = profile.env.topology.is_object() ? profile.env.topology : nlohmann::json::object();
   topo["prediction"] = {{"profile", req.profile_path},
-                        {"profile_images_per_sec", p.images_per_sec},  // after --profile-rate
+                        {"profile_images_per_sec", p.images_per_sec},  // after --batch-size and --profile-rate
                         {"strategy", kAllreduceModeNames.name(req.step.allreduce)},
                         {"input_rate_images_per_sec", req.step.input_rate},
                         {"interconnects", links}};

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include <fmt/format.h>
+
 #include "core/error.h"
 #include "result/result_json.h"
 
@@ -20,6 +22,10 @@ Prediction run_prediction(const PredictOptions& o) {
   if (!o.measured_path.empty()) {
     out.measured = read_result_file(o.measured_path);
     if (out.measured->kind != "training") throw UsageError(o.measured_path + ": --measured needs a training result");
+    for (const DeviceCountResult& m : out.measured->runs)
+      if (m.batch_per_device != out.step.batch_per_device)
+        throw UsageError(fmt::format("{}: its batch per device is {}, the prediction's {}: measure at the same batch",
+                                     o.measured_path, m.batch_per_device, out.step.batch_per_device));
   }
   // Said, not silently taken as 0: an older profile cannot price the 16-bit casts. Only where some entry
   // exchanges gradients (else nothing is cast).

@@ -40,7 +40,7 @@ void rescale_profile(StepProfile& p, double images_per_sec);
 
 // Moves the profile to another per-device batch: input wait, forward, backward and each layer's ready time scale
 // with the batch (the profiled cost per sample kept), the optimizer's does not (it works per parameter); the
-// rate follows from the new step. UsageError unless batch >= 1.
+// rate follows from the new step. UsageError unless 1 <= batch <= 65536, the range a training run takes.
 void rebatch_profile(StepProfile& p, int64_t batch);
 
 }  // namespace mg

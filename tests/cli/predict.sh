@@ -119,15 +119,22 @@ json_check "$TMP/none.json" "d['runs'][0]['allreduce']['time_s'] == 0 and d['run
 expect_status 0 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 1,2 --link bw=10GB/s,lat=20us --measured "$TMP/sweep.json" \
   --json "$TMP/pm.json"
 grep -Eq "error% +naive%" "$TMP/out" && grep -Eq "^ +2 .*[+-][0-9]+\.[0-9]\s*$" "$TMP/out" || { cat "$TMP/out"; fail "measured column"; }
-# The naive forecast's error (2 x the profile's rate against the measured 2-device rate) beside the model's.
-naive=$(python3 - "$TMP/profile.json" "$TMP/sweep.json" <<'PY'
+# The naive forecast's error (2 x the prediction's own 1-device rate against the measured 2-device rate) beside
+# the model's; with another accumulation than the profile's that rate is not the profile's.
+naive_err() {  # PREDICTION.json: the naive error the 2-device row must end with
+  python3 - "$1" "$TMP/sweep.json" <<'PY'
 import json, sys
-one = json.load(open(sys.argv[1]))["runs"][0]["images_per_sec"]
+one = [r for r in json.load(open(sys.argv[1]))["runs"] if r["devices"] == 1][0]["images_per_sec"]
 two = [r for r in json.load(open(sys.argv[2]))["runs"] if r["devices"] == 2][0]["images_per_sec"]
 print(f"{100 * (2 * one - two) / two:+.1f}")
 PY
-)
+}
+naive=$(naive_err "$TMP/pm.json")
 grep -Eq "^ +2 .* ${naive//+/\+}\s*$" "$TMP/out" || { cat "$TMP/out"; fail "naive column: want $naive"; }
+expect_status 0 "$MGBENCH" predict --profile "$TMP/profile.json" --gpus 1,2 --link bw=10GB/s,lat=20us --accum-steps 3 \
+  --measured "$TMP/sweep.json" --json "$TMP/pm3.json"
+naive=$(naive_err "$TMP/pm3.json")
+grep -Eq "^ +2 .* ${naive//+/\+}\s*$" "$TMP/out" || { cat "$TMP/out"; fail "naive column with --accum-steps 3: want $naive"; }
 status=0
 "$MGBENCH" compare "$TMP/pm.json" "$TMP/sweep.json" >"$TMP/cmp" 2>&1 || status=$?
 [[ $status -le 1 ]] || { cat "$TMP/cmp"; fail "compare refused a prediction baseline (status $status)"; }
@@ -158,7 +165,12 @@ expect_usage_error "bucket-mb must be in" "$MGBENCH" predict --profile "$TMP/pro
 expect_usage_error "bucket-mb must be in" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --bucket-mb 1e9 --json "$out"
 expect_usage_error "accum-steps .* between 1 and 4096" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --accum-steps 5000 --json "$out"
 expect_usage_error "nics-per-node must be at least 1" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --nics-per-node 0 --json "$out"
-expect_usage_error "batch-size must be at least 1, got 0" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --batch-size 0 --json "$out"
+expect_usage_error "batch-size 0 must be between 1 and 65536" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --batch-size 0 --json "$out"
+expect_usage_error "batch-size 4611686018427387904 must be between 1 and 65536" "$MGBENCH" predict \
+  --profile "$TMP/profile.json" --link nvlink4 --batch-size 4611686018427387904 --json "$out"
+# A measured sweep at another batch than the prediction's is no measurement of it.
+expect_usage_error "sweep.json: its batch per device is 8, the prediction's 32" "$MGBENCH" predict \
+  --profile "$TMP/profile.json" --batch-size 32 --gpus 1,2 --link nvlink4 --measured "$TMP/sweep.json" --json "$out"
 expect_usage_error "input-rate must be a positive" "$MGBENCH" predict --profile "$TMP/profile.json" --link nvlink4 --input-rate 0 --json "$out"
 "$MGBENCH" "${train[@]}" --devices 2 --no-baseline --json "$TMP/two.json" >/dev/null || fail "2-device run"
 expect_usage_error "no 1-device run" "$MGBENCH" predict --profile "$TMP/two.json" --link nvlink4 --json "$out"

@@ -344,7 +344,8 @@ TEST_CASE("rebatch_profile scales input, forward and backward with the batch, no
   CHECK(p.wire_casts[0].to_wire_s_per_element == 1e-9);  // per element: no batch in it
   rebatch_profile(p, 32);
   CHECK(p.forward_s == Approx(0.040));
-  CHECK_THROWS_WITH(rebatch_profile(p, 0), "--batch-size must be at least 1, got 0");
+  CHECK_THROWS_WITH(rebatch_profile(p, 0), "--batch-size 0 must be between 1 and 65536");
+  CHECK_THROWS_WITH(rebatch_profile(p, 65537), "--batch-size 65537 must be between 1 and 65536");
 }
 
 }  // namespace mg

@@ -76,7 +76,8 @@ class PredictCommand final : public Command {
     if (o.batch_size)
       std::printf("# profile moved from batch %lld to %lld per device (--batch-size): input, forward and backward "
                   "scaled with it, the optimizer not\n",
-                  static_cast<long long>(pr.profile_batch_per_device), static_cast<long long>(pr.step.batch_per_device));
+                  static_cast<long long>(pr.profile_batch_per_device),
+                  static_cast<long long>(pr.step.batch_per_device));
     if (o.profile_rate)
       std::printf("# profile scaled from %.4g to %.4g images/s on 1 device (--profile-rate)\n",
                   pr.profile_images_per_sec, pr.step.images_per_sec);
@@ -147,8 +148,8 @@ class PredictCommand final : public Command {
         bool found = false;
         for (const MeasuredMatch& m : matches) {
           if (m.devices == d.devices && m.link == d.transport && !found) {
-            // The naive forecast, N x the 1-device rate, beside the model's: what the model adds.
-            const double naive = d.devices * p.images_per_sec;
+            // The naive forecast, N x this link's predicted 1-device rate, beside the model's: what the model adds.
+            const double naive = d.speedup > 0 ? d.devices * d.images_per_sec / d.speedup : 0;
             std::printf(" %10.1f %+7.1f %+7.1f", m.measured * per_sample, 100 * m.error,
                         100 * (naive - m.measured) / m.measured);
             found = true;
