@@ -19,6 +19,9 @@ expect_usage_error "steps 0 must be between 1 and" "$MGBENCH" --device cpu --jso
 expect_usage_error "warmup -1 must be between 0 and" "$MGBENCH" --device cpu --json "$out" --model tiny --warmup -1
 expect_usage_error "image-size 0 must be between 1 and 4096" "$MGBENCH" "${base[@]}" --model tiny --image-size 0
 expect_usage_error "seq-len 0 must be between 1 and gpt2-tiny" "$MGBENCH" "${base[@]}" --model gpt2-tiny --seq-len 0
+# A 0 for the other kind of model names the kind, not a range.
+expect_usage_error "seq-len applies to language models; tiny takes --image-size" "$MGBENCH" "${base[@]}" --model tiny --seq-len 0
+expect_usage_error "image-size applies to image models; gpt2-tiny takes --seq-len" "$MGBENCH" "${base[@]}" --model gpt2-tiny --image-size 0
 expect_usage_error "image-size 100" "$MGBENCH" "${base[@]}" --model vgg16 --image-size 100
 expect_usage_error "image-size" "$MGBENCH" "${base[@]}" --model inception3 --image-size 40
 expect_usage_error "precision fp16" "$MGBENCH" "${base[@]}" --model tiny --precision fp16

@@ -166,13 +166,13 @@ ModelDesc resolve_model(RunConfig& c, const TrainOptions& o) {
   const ModelDesc desc = build_model(c.model);
   check_data_kind(c.data, desc.tokens);  // before the pre-run check, which takes seconds
   if (desc.tokens) {
-    if (c.image_size)
+    if (c.image_size || o.given("image-size"))
       throw UsageError(fmt::format("--image-size applies to image models; {} takes --seq-len", c.model));
     if (o.given("num-classes"))
       throw UsageError(fmt::format("--num-classes applies to image models; {}'s vocabulary is fixed", c.model));
     c.num_classes = desc.num_classes;
   } else {
-    if (c.seq_len)
+    if (c.seq_len || o.given("seq-len"))
       throw UsageError(fmt::format("--seq-len applies to language models; {} takes --image-size", c.model));
   }
   return desc;
