@@ -89,8 +89,11 @@ std::string format_table(const RunResult& r) {
   if (!mfu.empty())
     out += fmt::format("model FLOPs utilisation: {} of the {}\n", mfu, r.runs.front().peak_flops_source);
   // Winograd does fewer multiplies than the direct convolution the model FLOPs count, so MFU overstates the work done.
+  // The CPU backend names the algorithm "winograd", cuDNN's keys hold it ("fwd:winograd_nonfused/...").
   const bool winograd_mfu = std::any_of(r.runs.begin(), r.runs.end(), [](const DeviceCountResult& d) {
-    return d.mfu > 0 && d.conv_algorithms.count("winograd") > 0;
+    return d.mfu > 0 && std::any_of(d.conv_algorithms.begin(), d.conv_algorithms.end(), [](const auto& a) {
+             return a.first.find("winograd") != std::string::npos;
+           });
   });
   if (winograd_mfu)
     out += "  (Winograd layers are counted at direct-convolution FLOPs: the arithmetic executed is less; "
