@@ -1,7 +1,7 @@
 // Where a step's communication time goes in the breakdown: each all-reduce takes a known time (DelayCommunicator)
 // and each layer's backward a known time too, so without overlap the wait shows as exposed communication, and with
 // overlap most of it moves under backward. Only lower bounds on measured times (sleeps last at least as long as
-// asked, however busy the cores), and upper bounds with a margin of whole all-reduces.
+// asked, however busy the cores), and upper bounds with a margin of whole all-reduces or half of backward.
 #include <catch2/catch.hpp>
 
 #include <chrono>
@@ -93,11 +93,10 @@ TEST_CASE("breakdown: without overlap, the all-reduce time is exposed communicat
                         << s.b.comm_overlapped << " s, optimizer " << s.b.optimizer << " s");
     REQUIRE(s.allreduces >= 3);
     CHECK(s.b.comm_exposed >= 0.9 * kX * static_cast<double>(s.allreduces));
-    // Nor more than the all-reduces plus two layers' backward of margin (wake-ups on busy cores): the layers'
-    // backward (40 ms each, the whole of it at least 80 ms) is not counted as waiting.
-    const double layer = std::chrono::duration<double>(kLayerBackward).count();
-    CHECK(s.b.comm_exposed < kX * static_cast<double>(s.allreduces) + 2 * layer);
-    CHECK(s.b.backward >= 0.9 * 2 * layer);
+    // Nor the all-reduces plus half of backward (every layer's 40 ms): backward is not counted as waiting, and
+    // wake-ups on busy cores have that much room.
+    CHECK(s.b.comm_exposed < kX * static_cast<double>(s.allreduces) + 0.5 * s.b.backward);
+    CHECK(s.b.backward >= 0.9 * 2 * std::chrono::duration<double>(kLayerBackward).count());
     // The buckets start after backward ends and the exposed wait ends after the last: nothing to overlap.
     CHECK(s.b.comm_overlapped <= 0.1 * kX);
   }
