@@ -26,7 +26,8 @@ echo "# Goyal et al.: backward share of the step $bwd_share -> 1-GPU rate $rate 
   --gpus-per-node 8 --inter-node bw=50Gbit,lat=9.6us --nics-per-node 1 --json goyal2017_resnet50.json \
   | tee goyal2017_resnet50.txt
 # 3. GPT-2 124 M on 8 H100s (J. Schwartz, "Training GPT2 from 650 to 3 million tokens per second", 2025-07-13):
-#    PyTorch DDP, bf16 autocast, fp32 gradients, 64 x 1024 tokens per GPU; 1-GPU rate from the post's 36 % MFU at
+#    PyTorch DDP, bf16 autocast; 64 x 1024 tokens per GPU (our reading: its 524,288-token batch over 8 GPUs) and
+#    fp32 gradients in 25 MiB buckets (DDP's defaults) are not stated in the post; 1-GPU rate from its 36 % MFU at
 #    1 GPU, its 854,438,400 FLOP per token and 989 TFLOP/s. The post does not name the interconnect: NVLink 4 (an
 #    HGX node) and PCIe beside it. GPT-2 355 M has no published figure: forecast at the same 36 % MFU.
 rate124=$(python3 -c "print(0.36 * 989e12 / 854438400 / 1024)")

@@ -42,7 +42,7 @@ pred_eff = (pred[large] / large) / (pred[small] / small)
 lines += ["", "| case | published efficiency | naive | error | predicted | error |", "|---|---|---|---|---|---|",
           f"| Goyal et al. 2017, {large} vs {small} GPUs, per-GPU images/s | ~{100 * eff:.0f} % | 100 % | "
           f"{err(1.0, eff)} | {100 * pred_eff:.1f} % | {err(pred_eff, eff)} |"]
-# J. Schwartz 2025, GPT-2 124 M on 8 H100s, 64 x 1024 tokens per GPU: the 1-GPU rate from the post's 36 % MFU
+# J. Schwartz 2025, GPT-2 124 M on 8 H100s (64 x 1024 tokens per GPU, our reading): the 1-GPU rate from its 36 % MFU
 # (854,438,400 FLOP per token, 989 TFLOP/s), the 8-GPU figure as printed (33 % MFU); 355 M: no published figure.
 GPT2 = [("gpt2_8xh100.json", "GPT-2 124 M", 0.36 * 989e12 / 854438400, 3046409),
         ("gpt2-medium_8xh100.json", "GPT-2 355 M", None, None)]
