@@ -25,7 +25,8 @@ start_run() {
 }
 
 # group_size SID: processes still in the run's session.
-group_size() { pgrep -s "$1" | wc -l; }
+# A zombie has exited: its reaper (PID 1, where the parent was killed) may collect it later than we look.
+group_size() { ps -o stat= --sid "$1" | grep -vc '^Z'; }
 
 # wait_group SID N SECONDS: waits until the session has at least N processes (a run's children started).
 wait_group() {
