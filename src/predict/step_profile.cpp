@@ -2,9 +2,9 @@
 
 #include <algorithm>
 #include <cmath>
-#include <string>
 
 #include "core/error.h"
+#include "result/config_ranges.h"
 
 namespace mg {
 
@@ -86,8 +86,7 @@ void rescale_profile(StepProfile& p, double images_per_sec) {
 }
 
 void rebatch_profile(StepProfile& p, int64_t batch) {
-  if (batch < 1 || batch > 65536)
-    throw UsageError("--batch-size " + std::to_string(batch) + " must be between 1 and 65536");
+  check_batch_size(batch);
   const double before = step_seconds(p);
   const double f = static_cast<double>(batch) / static_cast<double>(p.batch_per_device);
   p.input_wait_s *= f;

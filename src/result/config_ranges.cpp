@@ -15,4 +15,9 @@ void check_accum_steps(int accum_steps) {
     throw UsageError("--accum-steps " + std::to_string(accum_steps) + " must be between 1 and 4096");
 }
 
+void check_batch_size(int64_t batch_size) {
+  if (batch_size < 1 || batch_size > 65536)
+    throw UsageError("--batch-size " + std::to_string(batch_size) + " must be between 1 and 65536");
+}
+
 }  // namespace mg

@@ -201,9 +201,7 @@ bool resolve_device_and_names(RunConfig& c, const TrainOptions& o) {
 // Batch, step counts and the other numbers, each within its range.
 void resolve_numbers(RunConfig& c, const TrainOptions& o, const ModelDesc& desc, bool gpu) {
   if (!o.given("batch-size")) c.batch_size = gpu ? 64 : 16;
-  if (c.batch_size < 1 || c.batch_size > 65536) {
-    throw UsageError(fmt::format("--batch-size {} must be between 1 and 65536", c.batch_size));
-  }
+  check_batch_size(c.batch_size);
   if (!o.given("steps")) c.steps = gpu ? 20 : 10;
   if (!o.given("warmup")) c.warmup = gpu ? 5 : 2;
   if (c.steps < 1 || c.steps > 1000000)
