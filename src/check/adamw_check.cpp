@@ -30,12 +30,7 @@ AdamWStep check_step() {
 }  // namespace
 
 CheckRow check_adamw(Backend& dut) {
-  CheckRow row;
-  row.group = "optimizer";
-  row.name = "adamw_step (AdamW)";
-  row.precision = precision_name(Precision::FP32);
-  row.metric = "rel_err";
-  row.tolerance = tolerance(Precision::FP32);
+  CheckRow row = rel_err_row("optimizer", "adamw_step (AdamW)", Precision::FP32);
   try {
     dut.attach_thread();
     const AdamWStep s = check_step();

@@ -4,6 +4,7 @@
 #include <cmath>
 #include <numeric>
 #include <set>
+#include <utility>
 
 #include "backend/device_buffer.h"
 #include "check/failed_row.h"
@@ -233,6 +234,16 @@ double rel_err(const std::vector<float>& a, const std::vector<float>& b) {
   return std::isnan(e) ? INFINITY : e;
 }
 
+CheckRow rel_err_row(std::string group, std::string name, Precision p) {
+  CheckRow row;
+  row.group = std::move(group);
+  row.name = std::move(name);
+  row.precision = precision_name(p);
+  row.metric = "rel_err";
+  row.tolerance = tolerance(p);
+  return row;
+}
+
 void take_worst(CheckRow& row, const std::string& what, const std::vector<float>& got,
                 const std::vector<float>& want) {
   const double e = rel_err(got, want);
@@ -243,12 +254,7 @@ void take_worst(CheckRow& row, const std::string& what, const std::vector<float>
 }
 
 CheckRow check_layer(Backend& dut, Backend* reference, const LayerCase& c, Precision p) {
-  CheckRow row;
-  row.group = "layer";
-  row.name = c.name + " (" + layer_kind_name(c.desc.kind) + (c.relu ? "+ReLU" : "") + ")";
-  row.precision = precision_name(p);
-  row.metric = "rel_err";
-  row.tolerance = tolerance(p);
+  CheckRow row = rel_err_row("layer", c.name + " (" + layer_kind_name(c.desc.kind) + (c.relu ? "+ReLU" : "") + ")", p);
   try {
     const DType dt = activation_dtype(p);
     Inputs in;

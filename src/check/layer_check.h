@@ -41,6 +41,9 @@ double tolerance(Precision p);
 // ||a - b|| / ||b|| (b the reference); an all-zero reference compares absolutely.
 double rel_err(const std::vector<float>& a, const std::vector<float>& b);
 
+// A row judged by rel_err against tolerance(p), its figures still to fill.
+CheckRow rel_err_row(std::string group, std::string name, Precision p);
+
 // Folds one comparison into a row: the largest rel_err(got, want) so far becomes its error, that quantity's name
 // its detail.
 void take_worst(CheckRow& row, const std::string& what, const std::vector<float>& got, const std::vector<float>& want);

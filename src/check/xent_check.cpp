@@ -25,12 +25,7 @@ constexpr float kGradScale = 8.f;  // a loss scale: a power of two, so exact in 
 }  // namespace
 
 CheckRow check_softmax_xent(Backend& dut, Precision p) {
-  CheckRow row;
-  row.group = "loss";
-  row.name = "token_xent (softmax cross-entropy)";
-  row.precision = precision_name(p);
-  row.metric = "rel_err";
-  row.tolerance = tolerance(p);
+  CheckRow row = rel_err_row("loss", "token_xent (softmax cross-entropy)", p);
   try {
     dut.attach_thread();
     const DType dt = activation_dtype(p);
