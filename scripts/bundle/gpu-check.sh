@@ -2,17 +2,18 @@
 # The bundle's first run on a GPU machine, nothing to build (docs/bundle.md): bin/mgbench-gpu-check [OUT]
 # Within a time budget (MG_GPU_BUDGET_S, default 480 s) it runs, most important first: nvidia-smi, the libraries
 # loaded, mgbench topo, mgbench check at every precision, the GPU test set, ResNet-50's cuDNN choices at fp32,
-# ResNet-50 training at batch 256 at fp32, tf32, bf16 and fp16 (device-synthetic data) each beside PyTorch
-# channels-last (AMP for 16-bit), GPT-2 at bf16 (sequence 1024, device-synthetic tokens) beside PyTorch with bf16
-# autocast, a short ViT-B/16 run at bf16 (batch 32, device-synthetic images), compute-sanitizer memcheck and
-# racecheck on a 3-step ResNet-18 run, ResNet-50 on JPEGs made on the spot and staged from the host, mgbench comm,
-# mgbench predict to 8 GPUs beside a published 8-GPU figure, then PyTorch eager NCHW and torch.compile while time
-# remains. A failing or missing step (no torchvision, no compute-sanitizer) is recorded and the rest still runs; a
+# GPT-2 at bf16 (sequence 1024, device-synthetic tokens) beside PyTorch with bf16 autocast, plain and with fused
+# attention, ViT-B/16 at bf16 (batch 64, device-synthetic images) beside torchvision's vit_b_16, compute-sanitizer
+# memcheck and racecheck on 3-step GPT-2-tiny and ViT-tiny runs, ResNet-50 training at batch 256 at bf16, fp16,
+# tf32 and fp32 (device-synthetic data) each beside PyTorch channels-last (AMP for 16-bit), memcheck and racecheck
+# on ResNet-18, ResNet-50 on JPEGs made on the spot and staged from the host, mgbench comm, mgbench predict to 8
+# GPUs beside a published 8-GPU figure, then PyTorch eager NCHW and torch.compile while time remains. A failing or
+# missing step (no torchvision, no compute-sanitizer) is recorded and the rest still runs; a
 # step the budget cannot fit is recorded as skipped.
 # Everything goes to OUT (default ./mgbench-gpu-check-<date>-<host>) and OUT.tar.xz: log.txt, steps.tsv (step,
 # status, seconds), one file per step, summary.json and summary.md.
 # Exit 0 when every step passed, 1 when a step failed or was skipped, 77 without a GPU.
-# Knobs: MG_GPU_BATCH (256), MG_GPU_LM_BATCH (8, GPT-2's sequences), MG_GPU_VIT_BATCH (32), MG_GPU_STEPS (20),
+# Knobs: MG_GPU_BATCH (256), MG_GPU_LM_BATCH (8, GPT-2's sequences), MG_GPU_VIT_BATCH (64), MG_GPU_STEPS (20),
 # MG_GPU_WARMUP (5), MG_GPU_BUDGET_S (480), PYTHON (python3), MG_GPU_HOST_LIBS=1 (mgbench takes CUDA's libraries
 # from the host, not from PyTorch's wheels).
 set -uo pipefail
@@ -21,7 +22,7 @@ mgbench=$bundle/bin/mgbench
 share=$bundle/share/mgbench
 batch=${MG_GPU_BATCH:-256}
 lm_batch=${MG_GPU_LM_BATCH:-8}
-vit_batch=${MG_GPU_VIT_BATCH:-32}
+vit_batch=${MG_GPU_VIT_BATCH:-64}
 steps=${MG_GPU_STEPS:-20}
 warmup=${MG_GPU_WARMUP:-5}
 budget=${MG_GPU_BUDGET_S:-480}
@@ -119,36 +120,54 @@ else
   printf 'torch-gpt2-bf16\tfailed (%s has no torch with CUDA)\t0\n' "$python" >>"$out/steps.tsv"
   failed=1
 fi
-# ViT-B/16 at bf16, a few steps on one fixed batch of device-synthetic images: the class-token layers, exact GELU
-# and full attention at the real model's size (no PyTorch run beside it: torchvision may be missing).
-step vit-b16-bf16 60 "$mgbench" --device cuda --gpus 1 --model vit-b16 --precision bf16 --image-size 224 \
-  --batch-size "$vit_batch" --optimizer adamw --steps 10 --warmup 3 --synthetic-source device --no-progress \
+# ViT-B/16 at bf16 on one fixed batch of device-synthetic images (the class-token layers, exact GELU and full
+# attention at the real model's size) beside torchvision's vit_b_16 under bf16 autocast, both with SGD-momentum.
+step vit-b16-bf16 90 "$mgbench" --device cuda --gpus 1 --model vit-b16 --precision bf16 --image-size 224 \
+  --batch-size "$vit_batch" --steps "$steps" --warmup "$warmup" --synthetic-source device --no-progress \
   --json "$out/vit-b16-bf16.json"
+if ((have_torch)); then
+  step torch-vit-b16-bf16 120 bash -c '"$1" "$2" --device cuda --model vit_b_16 --image 224 --batch "$3" \
+    --precision bf16 --steps "$4" --warmup "$5" >"$6"' _ "$python" "$share/torch_reference.py" "$vit_batch" \
+    "$steps" "$warmup" "$out/torch-vit-b16-bf16.json"
+else
+  printf 'torch-vit-b16-bf16\tfailed (%s has no torch/torchvision with CUDA)\t0\n' "$python" >>"$out/steps.tsv"
+  failed=1
+fi
+sanitizer=""
+for c in "$(command -v compute-sanitizer 2>/dev/null)" "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
+  /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
+  if [[ -n "$c" && -x "$c" ]]; then sanitizer=$c; break; fi
+done
+# Host-staged input so the copy stream runs too; small batches and images keep the sanitizer's slowdown in budget
+# (racecheck did not finish 4 steps of ResNet-18 at batch 8, 64x64 in 90 s on an H100). The transformer runs come
+# first: their kernels (embedding, layer norm, softmax, GELU, the token loss) are the newer code.
+sanitize() {  # TOOL NAME MAX_S MODEL-ARGS...
+  local tool=$1 name=$2 max=$3
+  shift 3
+  if [[ -z "$sanitizer" ]]; then
+    printf '%s\tfailed (compute-sanitizer not found)\t0\n' "$tool-$name" >>"$out/steps.tsv"
+    failed=1
+    return 1
+  fi
+  # The sanitizer starts the binary itself, so it gets the library path the launcher would have set.
+  step "$tool-$name" "$max" env LD_LIBRARY_PATH="$(MGBENCH_BUNDLE_PRINT_LIBRARY_PATH=1 "$mgbench")" \
+    "$sanitizer" --tool "$tool" --error-exitcode 3 "$bundle/libexec/mgbench" --device cuda --gpus 1 \
+    --batch-size 2 --steps 2 --warmup 1 --synthetic-source host --no-progress --no-check \
+    --json "$out/$tool-$name.json" "$@"
+}
+for tool in memcheck racecheck; do
+  sanitize "$tool" gpt2-tiny 90 --model gpt2-tiny --seq-len 64 --optimizer adamw
+  sanitize "$tool" vit-tiny 90 --model vit-tiny --image-size 32
+done
+
 # ResNet-50 at batch 256, each precision beside PyTorch channels-last (AMP for the 16-bit ones).
 for prec in bf16 fp16 tf32 fp32; do
   train "resnet50-$prec" 120 --model resnet50 --precision "$prec" --synthetic-source device
   torch_run "torch-resnet50-$prec-cl" "$prec" --channels-last
 done
 
-sanitizer=""
-for c in "$(command -v compute-sanitizer 2>/dev/null)" "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer" \
-  /usr/local/cuda/compute-sanitizer/compute-sanitizer; do
-  if [[ -n "$c" && -x "$c" ]]; then sanitizer=$c; break; fi
-done
-for tool in memcheck racecheck; do
-  if [[ -z "$sanitizer" ]]; then
-    printf '%s\tfailed (compute-sanitizer not found)\t0\n' "$tool" >>"$out/steps.tsv"
-    failed=1
-    continue
-  fi
-  # Host-staged input so the copy stream runs too; a small batch and image keep the sanitizer's slowdown in budget
-  # (racecheck did not finish 4 steps of batch 8 at 64x64 in 90 s on an H100).
-  # The sanitizer starts the binary itself, so it gets the library path the launcher would have set.
-  step "$tool" 150 env LD_LIBRARY_PATH="$(MGBENCH_BUNDLE_PRINT_LIBRARY_PATH=1 "$mgbench")" \
-    "$sanitizer" --tool "$tool" --error-exitcode 3 "$bundle/libexec/mgbench" --device cuda --gpus 1 \
-    --model resnet18 --batch-size 2 --image-size 32 --steps 2 --warmup 1 --synthetic-source host --no-progress \
-    --no-check --json "$out/$tool-resnet18.json"
-done
+sanitize memcheck resnet18 150 --model resnet18 --image-size 32
+sanitize racecheck resnet18 150 --model resnet18 --image-size 32
 
 # Real JPEGs, decoded by the machine's cores and staged from the host.
 jpegs=$out/jpegs

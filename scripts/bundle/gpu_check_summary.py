@@ -56,11 +56,13 @@ def main():
         s["check"] = {"passed": check.get("passed"), "rows": len(check.get("rows", [])),
                       "failed": [f"{r.get('name')} {r.get('case', '')} {r.get('precision')}".strip()
                                  for r in check.get("rows", []) if not r.get("passed")]}
-    for tool in ("memcheck", "racecheck"):
-        t = text(out, f"{tool}.txt")
-        if t:
+    # Each sanitizer run's summary line: TOOL-MODEL.txt, or TOOL.txt in runs made before the transformer models.
+    for name in sorted(os.listdir(out)):
+        stem = name[:-4] if name.endswith(".txt") else ""
+        if stem.split("-")[0] in ("memcheck", "racecheck"):
+            t = text(out, name)
             summary_line = [ln for ln in t.splitlines() if "ERROR SUMMARY" in ln or "RACECHECK SUMMARY" in ln]
-            s[tool] = summary_line[-1].strip() if summary_line else "no summary line (see the step's file)"
+            s[stem] = summary_line[-1].strip() if summary_line else "no summary line (see the step's file)"
 
     # Which cuDNN each side ran: mgbench's loaded library (its environment block) and PyTorch's own.
     for prec in ("bf16", "fp32", "tf32", "fp16"):
@@ -119,6 +121,19 @@ def main():
     if g:
         s["gpt2_bf16"] = g
 
+    vit, torch_vit = first_run(load(out, "vit-b16-bf16.json")), load(out, "torch-vit-b16-bf16.json")
+    v = {}
+    if vit:
+        v["mgbench_images_per_sec"] = vit.get("images_per_sec")
+        v["mgbench_peak_memory_bytes"] = vit.get("peak_memory_bytes")
+    if torch_vit:
+        v["torch_images_per_sec"] = torch_vit.get("images_per_sec")
+        v["torch_peak_reserved_bytes"] = torch_vit.get("peak_memory_reserved_bytes")
+    if v.get("mgbench_images_per_sec") and v.get("torch_images_per_sec"):
+        v["ratio_vs_torch"] = v["mgbench_images_per_sec"] / v["torch_images_per_sec"]
+    if v:
+        s["vit_b16_bf16"] = v
+
     for prec in ("bf16", "tf32"):
         own = load(out, f"predict-{prec}-nvlink4.json")
         a100 = load(out, f"predict-{prec}-a100-nvlink3.json")
@@ -158,6 +173,14 @@ def main():
             md.append(f"GPT-2 bf16 against PyTorch with fused attention (sdpa): PyTorch "
                       f"{g.get('torch_sdpa_tokens_per_sec') or 0:.0f} tokens/s, ratio {ratio}; PyTorch reserved "
                       f"{gib(g.get('torch_sdpa_peak_reserved_bytes'))}")
+    if "vit_b16_bf16" in s:
+        v = s["vit_b16_bf16"]
+        ratio = f"{v['ratio_vs_torch']:.3f}" if "ratio_vs_torch" in v else "-"
+        md.append(f"\nViT-B/16 bf16, 224x224: mgbench {v.get('mgbench_images_per_sec') or 0:.0f} img/s, torchvision "
+                  f"vit_b_16 {v.get('torch_images_per_sec') or 0:.0f} img/s, ratio {ratio}; peak GiB mgbench "
+                  f"{gib(v.get('mgbench_peak_memory_bytes'))}, PyTorch reserved {gib(v.get('torch_peak_reserved_bytes'))}")
+    for key in sorted(k for k in s if k.split("-")[0] in ("memcheck", "racecheck")):
+        md.append(f"{key}: {s[key]}")
     if "cudnn" in s:
         c = s["cudnn"]
         md.append(f"\ncuDNN: mgbench {c['mgbench']} ({c['mgbench_file']}), PyTorch {c['torch']}")

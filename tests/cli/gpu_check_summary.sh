@@ -34,6 +34,17 @@ for want in 'GPT-2 bf16, sequence 1024: mgbench 163539 tokens/s, PyTorch 106774 
   grep -qxF -- "$want" "$TMP/h200.txt" || { cat "$TMP/h200.txt"; fail "the H200 summary lacks: $want"; }
 done
 
+# ViT-B/16 beside torchvision and the per-model sanitizer files (made here from the H200 run's ResNet-50 bf16 files
+# and its memcheck log), each on its own line.
+cp "$TMP/gc2/resnet50-bf16.json" "$TMP/gc2/vit-b16-bf16.json"
+cp "$TMP/gc2/torch-resnet50-bf16-cl.json" "$TMP/gc2/torch-vit-b16-bf16.json"
+mv "$TMP/gc2/memcheck.txt" "$TMP/gc2/memcheck-gpt2-tiny.txt"
+"$py" "$summary" "$TMP/gc2" "$published" >"$TMP/vit.txt" || { cat "$TMP/vit.txt"; fail "the ViT summary failed"; }
+for want in 'ViT-B/16 bf16, 224x224: mgbench 5028 img/s, torchvision vit_b_16 4684 img/s, ratio 1.074; peak GiB mgbench 12.68, PyTorch reserved 12.42' \
+            'memcheck-gpt2-tiny: ========= ERROR SUMMARY: 0 errors'; do
+  grep -qxF -- "$want" "$TMP/vit.txt" || { cat "$TMP/vit.txt"; fail "the summary lacks: $want"; }
+done
+
 # A run that got no further than the check: the summary still renders, with what there is.
 mkdir "$TMP/short" && cp "$TMP/gc/steps.tsv" "$TMP/gc/check.json" "$TMP/short/"
 "$py" "$summary" "$TMP/short" "$published" >"$TMP/short.txt" || { cat "$TMP/short.txt"; fail "the summary of a short run failed"; }
