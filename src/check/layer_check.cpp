@@ -189,7 +189,7 @@ std::vector<LayerCase> all_layer_cases() {
       make_case("gelu", simple(LayerKind::Gelu), {Shape{2, 5, 16}}),
       make_case("linear_tokens", fc_tokens, {Shape{2, 5, 16}}),
       make_case("attention_causal", causal, {Shape{2, 7, 48}}),
-      make_case("attention_full", full, {Shape{2, 6, 48}}),
+      make_case("attention_full", full, {Shape{5, 6, 48}}),  // more samples than heads: CUDA batches over samples
       make_case("token_flatten", simple(LayerKind::TokenFlatten), {Shape{2, 5, 12}}),
       make_case("gelu_erf", gelu_erf, {Shape{2, 5, 16}}),
       make_case("patch_tokens", patches, {Shape{2, 8, 2, 3}}),

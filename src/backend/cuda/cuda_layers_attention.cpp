@@ -1,8 +1,8 @@
 // Multi-head self-attention core, as the CPU backend computes it (cpu_layers_attention.cpp): from the fused qkv
 // {N,T,3C} (q, k, v side by side per token, head h in columns h*d..h*d+d-1 of each), out {N,T,C} =
 // softmax(Q K^T / sqrt(d)) V per head, causal where the description asks. The products are
-// cublasGemmStridedBatchedEx calls, one per sample batched over its heads (a head is d columns further on, so
-// the heads are read in place with ld 3C); cuBLAS is column-major, so each row-major product is issued as its
+// cublasGemmStridedBatchedEx calls, batched over the heads or over the samples (a head is d columns further on, a
+// sample T*3C elements, so both are read in place with ld 3C); cuBLAS is column-major, so each row-major product is issued as its
 // transpose (a row-major M with row stride ld is the column-major M^T with the same ld):
 //   S  = Q K^T s  ->  S^T  = K  Q^T   (gemm T,N  m=T n=T k=d)      s = 1/sqrt(d)
 //   O  = P V      ->  O^T  = V^T P^T  (gemm N,N  m=d n=T k=T)
@@ -82,18 +82,25 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
   Mat head_out(const void* p) const { return {p, dt_, c_, hd_, t_ * c_}; }
   Mat scores(const void* p, DType dt) const { return {p, dt, t_, t_ * t_, h_ * t_ * t_}; }
 
-  static const void* sample_of(const Mat& m, int64_t s) {
-    return static_cast<const char*>(m.p) + s * m.sample * static_cast<int64_t>(dtype_size(m.dt));
+  static const void* offset(const Mat& m, int64_t elements) {
+    return static_cast<const char*>(m.p) + elements * static_cast<int64_t>(dtype_size(m.dt));
   }
-  // C = alpha op(A) op(B) (column-major, beta 0) for every head of every sample.
+  // C = alpha op(A) op(B) (column-major, beta 0) for every head of every sample: one strided-batched call per
+  // sample over its heads, or per head over the samples when there are more samples than heads (ViT's batch 64
+  // of 12 heads: 12 launches, not 64, of small products whose launch cost would dominate).
   void product(cublasOperation_t ta, cublasOperation_t tb, int64_t m, int64_t n, int64_t k, float alpha, const Mat& a,
                const Mat& b, const Mat& c) {
     const float zero = 0.f;
-    for (int64_t s = 0; s < n_; ++s) {
+    const bool by_head = n_ > h_;
+    const int64_t calls = by_head ? h_ : n_, batch = by_head ? n_ : h_;
+    auto outer = [by_head](const Mat& x) { return by_head ? x.head : x.sample; };
+    auto inner = [by_head](const Mat& x) { return by_head ? x.sample : x.head; };
+    for (int64_t i = 0; i < calls; ++i) {
       MG_CHECK_CUBLAS(cublas_library().gemm_strided_batched_ex(
-          be_.cublas(), ta, tb, int(m), int(n), int(k), &alpha, sample_of(a, s), cuda_dtype(a.dt), int(a.ld), a.head,
-          sample_of(b, s), cuda_dtype(b.dt), int(b.ld), b.head, &zero, const_cast<void*>(sample_of(c, s)),
-          cuda_dtype(c.dt), int(c.ld), c.head, int(h_), compute_, CUBLAS_GEMM_DEFAULT));
+          be_.cublas(), ta, tb, int(m), int(n), int(k), &alpha, offset(a, i * outer(a)), cuda_dtype(a.dt), int(a.ld),
+          inner(a), offset(b, i * outer(b)), cuda_dtype(b.dt), int(b.ld), inner(b), &zero,
+          const_cast<void*>(offset(c, i * outer(c))), cuda_dtype(c.dt), int(c.ld), inner(c), int(batch), compute_,
+          CUBLAS_GEMM_DEFAULT));
     }
   }
 
