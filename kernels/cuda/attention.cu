@@ -15,9 +15,9 @@ constexpr int kThreads = 128;  // per row (one block a row)
 
 // In place over the scores: each thread rewrites only its own entries, after the reductions.
 template <typename L>
-__global__ void softmax_rows_k(float* s, L* low, int64_t t, bool causal) {
+__global__ void softmax_rows_k(float* s, L* low, int64_t t, int64_t ld, bool causal) {
   const int64_t r = blockIdx.x;
-  float* row = s + r * t;
+  float* row = s + r * ld;
   const int64_t len = causal ? r % t + 1 : t;
   float mx = -INFINITY;
   for (int64_t j = threadIdx.x; j < len; j += kThreads) mx = fmaxf(mx, row[j]);
@@ -28,50 +28,52 @@ __global__ void softmax_rows_k(float* s, L* low, int64_t t, bool causal) {
   for (int64_t j = threadIdx.x; j < t; j += kThreads) {
     const float p = j < len ? expf(row[j] - mx) * inv : 0.f;
     row[j] = p;
-    if (low) low[r * t + j] = from_f32<L>(p);
+    if (low) low[r * ld + j] = from_f32<L>(p);
   }
 }
 
 // dS = P (dP - sum_j P dP) per row: into low when given, else over dP.
 template <typename L>
-__global__ void softmax_rows_bwd_k(const float* p, float* dp, L* low, int64_t t) {
+__global__ void softmax_rows_bwd_k(const float* p, float* dp, L* low, int64_t t, int64_t ld) {
   const int64_t r = blockIdx.x;
-  const float* pr = p + r * t;
-  float* dr = dp + r * t;
+  const float* pr = p + r * ld;
+  float* dr = dp + r * ld;
   float dot = 0;
   for (int64_t j = threadIdx.x; j < t; j += kThreads) dot += pr[j] * dr[j];
   dot = block_reduce<kThreads>(dot, SumOp{});
   for (int64_t j = threadIdx.x; j < t; j += kThreads) {
     const float v = pr[j] * (dr[j] - dot);
     if (low) {
-      low[r * t + j] = from_f32<L>(v);
+      low[r * ld + j] = from_f32<L>(v);
     } else {
       dr[j] = v;
     }
   }
 }
 
-void check_rows(int64_t rows, int64_t t) {
-  MG_ENSURE(rows > 0 && t > 0 && rows <= 0x7fffffff, "attention softmax: bad shape");
+void check_rows(int64_t rows, int64_t t, int64_t ld) {
+  MG_ENSURE(rows > 0 && t > 0 && ld >= t && rows <= 0x7fffffff, "attention softmax: bad shape");
 }
 
 }  // namespace
 
-void attention_softmax(float* scores, void* probs_low, DType dt, int64_t rows, int64_t t, bool causal,
+void attention_softmax(float* scores, void* probs_low, DType dt, int64_t rows, int64_t t, int64_t ld, bool causal,
                        cudaStream_t s) {
-  check_rows(rows, t);
+  check_rows(rows, t, ld);
   launch_float(dt, rows, [&](auto tag) {
     using L = decltype(tag);
-    softmax_rows_k<L><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(scores, static_cast<L*>(probs_low), t, causal);
+    softmax_rows_k<L>
+        <<<static_cast<unsigned>(rows), kThreads, 0, s>>>(scores, static_cast<L*>(probs_low), t, ld, causal);
   });
 }
 
 void attention_softmax_backward(const float* probs, float* dprobs, void* ds_low, DType dt, int64_t rows, int64_t t,
-                                cudaStream_t s) {
-  check_rows(rows, t);
+                                int64_t ld, cudaStream_t s) {
+  check_rows(rows, t, ld);
   launch_float(dt, rows, [&](auto tag) {
     using L = decltype(tag);
-    softmax_rows_bwd_k<L><<<static_cast<unsigned>(rows), kThreads, 0, s>>>(probs, dprobs, static_cast<L*>(ds_low), t);
+    softmax_rows_bwd_k<L>
+        <<<static_cast<unsigned>(rows), kThreads, 0, s>>>(probs, dprobs, static_cast<L*>(ds_low), t, ld);
   });
 }
 

@@ -147,10 +147,10 @@ void class_token_backward(const void* dy, void* dx, DType dt, int64_t n, int64_t
 
 // Attention's softmax over rows of t fp32 scores (attention.cu); row r is query position r % t, and causal masks
 // the keys after it to exactly 0. In place; probs_low (dt, may be null) gets a copy for the products.
-void attention_softmax(float* scores, void* probs_low, DType dt, int64_t rows, int64_t t, bool causal,
+void attention_softmax(float* scores, void* probs_low, DType dt, int64_t rows, int64_t t, int64_t ld, bool causal,
                        cudaStream_t s);
 // dS = P (dP - rowsum(P dP)), into ds_low (dt) when non-null, else over dprobs.
 void attention_softmax_backward(const float* probs, float* dprobs, void* ds_low, DType dt, int64_t rows, int64_t t,
-                                cudaStream_t s);
+                                int64_t ld, cudaStream_t s);
 
 }  // namespace mg::kernels

@@ -1,18 +1,19 @@
 // Multi-head self-attention core, as the CPU backend computes it (cpu_layers_attention.cpp): from the fused qkv
 // {N,T,3C} (q, k, v side by side per token, head h in columns h*d..h*d+d-1 of each), out {N,T,C} =
 // softmax(Q K^T / sqrt(d)) V per head, causal where the description asks. The products are
-// cublasGemmStridedBatchedEx calls, batched over the heads or over the samples (a head is d columns further on, a
-// sample T*3C elements, so both are read in place with ld 3C); cuBLAS is column-major, so each row-major product is issued as its
-// transpose (a row-major M with row stride ld is the column-major M^T with the same ld):
+// cublasGemmStridedBatchedEx calls batched over the heads or over the samples (a head is d columns further on, a
+// sample T*3C elements, so both are read in place with ld 3C); cuBLAS is column-major, so each row-major product
+// is issued as its transpose (a row-major M with row stride ld is the column-major M^T with the same ld):
 //   S  = Q K^T s  ->  S^T  = K  Q^T   (gemm T,N  m=T n=T k=d)      s = 1/sqrt(d)
 //   O  = P V      ->  O^T  = V^T P^T  (gemm N,N  m=d n=T k=T)
 //   dP = dO V^T   ->  dP^T = V dO^T   (gemm T,N  m=T n=T k=d)
 //   dV = P^T dO   ->  dV^T = dO^T P   (gemm N,T  m=d n=T k=T)
 //   dQ = dS K s   ->  dQ^T = K^T dS^T (gemm N,N  m=d n=T k=T)
 //   dK = dS^T Q s ->  dK^T = Q^T dS   (gemm N,T  m=d n=T k=T)
-// Scores, probabilities and dP are fp32 (the products accumulate in fp32 and write fp32), the softmax and its
-// backward are kernels/cuda/attention.cu's. P stays in the layer for backward; the half copies of P and dS the
-// products read at fp16/bf16, and dP, live in the replica's scratch, reserved here.
+// Score rows are T rounded up to 8 elements apart (ViT's T = 197 gave 16-bit rows cuBLAS reads slowly); the
+// padding is never read. Scores, probabilities and dP are fp32 (the products accumulate in fp32 and write fp32),
+// the softmax and its backward are kernels/cuda/attention.cu's. P stays in the layer for backward; the half copies
+// of P and dS the products read at fp16/bf16, and dP, live in the replica's scratch, reserved here.
 #include <cmath>
 
 #include "backend/cuda/cuda_layers.h"
@@ -28,7 +29,8 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
   explicit AttentionLayer(const CudaLayerArgs& args)
       : CudaLayer(args),
         AttentionDims(desc_, out_shape_),
-        scores_(n_ * h_ * t_ * t_),
+        ld_((t_ + 7) / 8 * 8),
+        scores_(n_ * h_ * t_ * ld_),
         probs_(be_, static_cast<size_t>(scores_) * sizeof(float)) {
     if (3 * c_ > 0x7fffffff || t_ > 0x7fffffff || h_ > 0x7fffffff) throw UsageError(where() + "too large for cuBLAS");
     scale_ = 1.f / std::sqrt(static_cast<float>(hd_));
@@ -43,7 +45,7 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
     float* p = probs_.as<float>();
     void* p_low = dt_ == DType::F32 ? nullptr : be_.scratch(scratch_bytes_);
     product(CUBLAS_OP_T, CUBLAS_OP_N, t_, t_, hd_, scale_, head_in(in[0], 1), head_in(in[0], 0), scores(p, DType::F32));
-    kernels::attention_softmax(p, p_low, dt_, n_ * h_ * t_, t_, desc_.attention.causal, stream());
+    kernels::attention_softmax(p, p_low, dt_, n_ * h_ * t_, t_, ld_, desc_.attention.causal, stream());
     product(CUBLAS_OP_N, CUBLAS_OP_N, hd_, t_, t_, 1.f, head_in(in[0], 2), scores(p_low ? p_low : p, dt_),
             head_out(out.data));
   }
@@ -60,7 +62,7 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
     if (low) kernels::cast(low, dt_, p, DType::F32, scores_, stream());
     product(CUBLAS_OP_N, CUBLAS_OP_T, hd_, t_, t_, 1.f, head_out(dout.data), scores(low ? low : p, dt_),
             head_in(din[0], 2));
-    kernels::attention_softmax_backward(p, dp, low, dt_, n_ * h_ * t_, t_, stream());
+    kernels::attention_softmax_backward(p, dp, low, dt_, n_ * h_ * t_, t_, ld_, stream());
     const Mat ds = scores(low ? low : dp, dt_);
     product(CUBLAS_OP_N, CUBLAS_OP_N, hd_, t_, t_, scale_, head_in(in[0], 1), ds, head_in(din[0], 0));
     product(CUBLAS_OP_N, CUBLAS_OP_T, hd_, t_, t_, scale_, head_in(in[0], 0), ds, head_in(din[0], 1));
@@ -80,7 +82,7 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
             t_ * 3 * c_};
   }
   Mat head_out(const void* p) const { return {p, dt_, c_, hd_, t_ * c_}; }
-  Mat scores(const void* p, DType dt) const { return {p, dt, t_, t_ * t_, h_ * t_ * t_}; }
+  Mat scores(const void* p, DType dt) const { return {p, dt, ld_, t_ * ld_, h_ * t_ * ld_}; }
 
   static const void* offset(const Mat& m, int64_t elements) {
     return static_cast<const char*>(m.p) + elements * static_cast<int64_t>(dtype_size(m.dt));
@@ -104,7 +106,8 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
     }
   }
 
-  const int64_t scores_;  // N*H*T*T
+  const int64_t ld_;      // a score row's stride, T rounded up to 8 (16-byte rows at 16 bits: cuBLAS's fast kernels)
+  const int64_t scores_;  // N*H*T*ld
   Buffer probs_;          // P {N,H,T,T} fp32, from forward to backward
   float scale_ = 1.f;
   cublasComputeType_t compute_;
