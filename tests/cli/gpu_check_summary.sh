@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The bundle's GPU-check summary (scripts/bundle/gpu_check_summary.py) renders the committed GPU runs' files into
 # the figures results/gpu/README.md quotes: each precision's rates and ratio, the cuDNN each side loaded, the A100
-# prediction beside the published figure, GPT-2 both ways; and it renders a folder where most steps are missing.
+# prediction beside the published figure, GPT-2 both ways, ViT-B/16 beside torchvision, each sanitizer run; and it
+# renders a folder where most steps are missing.
 source "$(dirname "$0")/lib.bash"
 py=$(command -v /usr/bin/python3 || command -v python3)
 summary=$MG_SOURCE_DIR/scripts/bundle/gpu_check_summary.py
@@ -34,15 +35,16 @@ for want in 'GPT-2 bf16, sequence 1024: mgbench 163539 tokens/s, PyTorch 106774 
   grep -qxF -- "$want" "$TMP/h200.txt" || { cat "$TMP/h200.txt"; fail "the H200 summary lacks: $want"; }
 done
 
-# ViT-B/16 beside torchvision and the per-model sanitizer files (made here from the H200 run's ResNet-50 bf16 files
-# and its memcheck log), each on its own line.
-cp "$TMP/gc2/resnet50-bf16.json" "$TMP/gc2/vit-b16-bf16.json"
-cp "$TMP/gc2/torch-resnet50-bf16-cl.json" "$TMP/gc2/torch-vit-b16-bf16.json"
-mv "$TMP/gc2/memcheck.txt" "$TMP/gc2/memcheck-gpt2-tiny.txt"
-"$py" "$summary" "$TMP/gc2" "$published" >"$TMP/vit.txt" || { cat "$TMP/vit.txt"; fail "the ViT summary failed"; }
-for want in 'ViT-B/16 bf16, 224x224: mgbench 5028 img/s, torchvision vit_b_16 4684 img/s, ratio 1.074; peak GiB mgbench 12.68, PyTorch reserved 12.42' \
-            'memcheck-gpt2-tiny: ========= ERROR SUMMARY: 0 errors'; do
-  grep -qxF -- "$want" "$TMP/vit.txt" || { cat "$TMP/vit.txt"; fail "the summary lacks: $want"; }
+# The third run (H200): ViT-B/16 beside torchvision, the tied GPT-2 both ways, and one line per sanitizer run.
+tar -C "$TMP" -xJf "$MG_SOURCE_DIR/results/gpu/2026-11-28-h200-third-run/raw.tar.xz" || fail "cannot unpack the third run"
+"$py" "$summary" "$TMP/gc3" "$published" >"$TMP/h200b.txt" || { cat "$TMP/h200b.txt"; fail "the third run's summary failed"; }
+for want in 'ViT-B/16 bf16, 224x224: mgbench 916 img/s, torchvision vit_b_16 1965 img/s, ratio 0.466; peak GiB mgbench 6.44, PyTorch reserved 5.50' \
+            'GPT-2 bf16 against PyTorch with fused attention (sdpa): PyTorch 200384 tokens/s, ratio 0.825; PyTorch reserved 9.52' \
+            'memcheck-gpt2-tiny: ========= ERROR SUMMARY: 0 errors' \
+            'racecheck-vit-tiny: ========= RACECHECK SUMMARY: 0 hazards displayed (0 errors, 0 warnings)' \
+            'racecheck-resnet18: no summary line (see the step'"'"'s file)' \
+            '| fp32 | 785 | 1060 | 0.741 (>= 1.0) | 25.46 | 24.24 | - |'; do
+  grep -qxF -- "$want" "$TMP/h200b.txt" || { cat "$TMP/h200b.txt"; fail "the third run's summary lacks: $want"; }
 done
 
 # A run that got no further than the check: the summary still renders, with what there is.
