@@ -118,6 +118,26 @@ TEST_CASE("cpu layer norm, GELU, attention and the class-token layers backward m
   }
 }
 
+TEST_CASE("cpu attention keeps one float per score row from forward to backward and recomputes P in backward") {
+  for (const bool causal : {true, false}) {
+    INFO((causal ? "causal" : "full"));
+    const LayerDesc d = attention(3, causal);
+    const Shape in{2, 9, 72};
+    CpuBackend be(0, BackendOptions{});
+    be.reset_peak_memory();
+    const size_t base = be.peak_memory_bytes();
+    LayerRig rig(d, {in}, Precision::FP32, 1, &be), other(d, {in}, Precision::FP32, 2, &be);
+    // Both layers' own allocations: the rows' log-sum-exp, 2*3*9 floats each (rounded to 64 bytes), not P.
+    CHECK(be.peak_memory_bytes() - base <= 2 * size_t{64} * ((2 * 3 * 9 * sizeof(float) + 63) / 64));
+    const std::vector<float> dy = random_vec(rig.y.size(), 5);
+    const check::ReferenceRun want = check::reference_layer(d, {in}, rig.x, rig.p, dy, 1);
+    rig.forward();
+    other.forward();  // another layer's P overwrites the shared staging between this one's forward and backward
+    rig.backward(dy);
+    CHECK(rel_err(rig.dx[0], want.din[0]) < 1e-5);
+  }
+}
+
 TEST_CASE("cpu causal attention: a token's output does not depend on later tokens, under full attention it does") {
   for (const bool causal : {true, false}) {
     LayerRig rig(attention(2, causal), {Shape{1, 6, 24}});

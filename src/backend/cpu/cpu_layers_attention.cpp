@@ -2,8 +2,10 @@
 // wide, head h in columns h*d..h*d+d-1 of each), out {N,T,C} = softmax(Q K^T / sqrt(d)) V per head, with a
 // causal mask where the description asks. The four products (and backward's four) are oneDNN matmuls batched
 // over {N,H} that read the heads in place through strided descriptors; softmax and its backward are loops of
-// their own. The probabilities stay in the layer's workspace for backward; backward's dP lives in the
-// replica's staging area. fp32 arithmetic: bf16 activations are converted through staging.
+// their own. Only each score row's log-sum-exp {N,H,T} stays in the layer from forward to backward (P would be
+// N*H*T*T floats a layer); backward recomputes S = Q K^T / sqrt(d) with forward's product and P = exp(S - lse)
+// from it. P, and backward's dP, live in the replica's staging area only inside one call. fp32 arithmetic: bf16
+// activations are converted through staging.
 #include <algorithm>
 #include <cmath>
 
@@ -20,7 +22,7 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
   explicit AttentionLayer(const CpuLayerArgs& args)
       : CpuLayer(args),
         AttentionDims(desc_, out_shape_),
-        probs_(be_, static_cast<size_t>(n_ * h_ * t_ * t_) * sizeof(float)) {
+        lse_(be_, opt_.backward ? static_cast<size_t>(n_ * h_ * t_) * sizeof(float) : 0) {
     const int64_t N = n_, H = h_, T = t_, C = c_, D = hd_;
     const float scale = 1.f / std::sqrt(static_cast<float>(D));
     auto md = [](memory::dims dims, memory::dims strides) { return memory::desc(dims, DT::f32, strides); };
@@ -39,9 +41,11 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
     }
     allocate_scratch();
     const size_t qkv = static_cast<size_t>(N * T * 3 * C), o = static_cast<size_t>(N * T * C);
-    const size_t dp = opt_.backward ? static_cast<size_t>(N * H * T * T) : 0;
-    // Staging: [dP | qkv fp32 | out or dout fp32 | din fp32], the fp32 copies only for bf16 activations.
-    qkv_at_ = dp;
+    const size_t score_floats = static_cast<size_t>(N * H * T * T);
+    // Staging: [P | dP | qkv fp32 | out or dout fp32 | din fp32], dP only for backward, the fp32 copies only for
+    // bf16 activations.
+    dp_at_ = score_floats;
+    qkv_at_ = dp_at_ + (opt_.backward ? score_floats : 0);
     o_at_ = qkv_at_ + (dt_ == DType::F32 ? 0 : qkv);
     din_at_ = o_at_ + (dt_ == DType::F32 ? 0 : o);
     be_.reserve_staging((din_at_ + (dt_ == DType::F32 || !opt_.backward ? 0 : qkv)) * sizeof(float));
@@ -52,9 +56,9 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
     float* stage = static_cast<float*>(be_.staging());
     const float* qkv = as_f32(in[0], stage + qkv_at_);
     float* o = dt_ == DType::F32 ? out.as<float>() : stage + o_at_;
-    float* p = static_cast<float*>(probs_.get());
+    float* p = stage;
     exec(qk_, qkv, qkv + c_, p);
-    softmax_rows(p);
+    softmax_rows(p, lse_.as<float>());
     exec(pv_, p, qkv + 2 * c_, o);
     if (dt_ != DType::F32) store(o, out);
   }
@@ -68,8 +72,10 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
     const float* qkv = as_f32(in[0], stage + qkv_at_);
     const float* dout32 = as_f32(dout, stage + o_at_);
     float* dx = dt_ == DType::F32 ? din[0].as<float>() : stage + din_at_;
-    const float* p = static_cast<const float*>(probs_.get());
-    float* ds = stage;  // dP, then dS in place
+    float* p = stage;
+    exec(qk_, qkv, qkv + c_, p);  // S again, as forward computed it
+    probs_rows(p, lse_.as<float>());
+    float* ds = stage + dp_at_;  // dP, then dS in place
     exec(dp_, dout32, qkv + 2 * c_, ds);
     exec(dv_, p, dout32, dx + 2 * c_);
     softmax_backward_rows(p, ds);
@@ -104,8 +110,8 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
   }
 
   // Each row of S becomes softmax over the keys it may see (all, or causal: up to its own position); masked
-  // entries are 0, so backward and P V need no mask of their own.
-  void softmax_rows(float* s) const {
+  // entries are 0, so backward and P V need no mask of their own. lse (when given) gets each row's log-sum-exp.
+  void softmax_rows(float* s, float* lse) const {
     const int64_t T = t_, rows = n_ * h_ * t_;
     const bool causal = desc_.attention.causal;
 #pragma omp parallel for
@@ -121,6 +127,21 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
       }
       const float inv = static_cast<float>(1.0 / sum);
       for (int64_t j = 0; j < len; ++j) row[j] *= inv;
+      for (int64_t j = len; j < T; ++j) row[j] = 0.f;
+      if (lse) lse[r] = static_cast<float>(mx + std::log(sum));
+    }
+  }
+
+  // P from S again in backward: exp(S - lse) over the keys the row may see, masked entries 0 as forward's.
+  void probs_rows(float* s, const float* lse) const {
+    const int64_t T = t_, rows = n_ * h_ * t_;
+    const bool causal = desc_.attention.causal;
+#pragma omp parallel for
+    for (int64_t r = 0; r < rows; ++r) {
+      float* row = s + r * T;
+      const int64_t len = causal ? r % T + 1 : T;
+      const float m = lse[r];
+      for (int64_t j = 0; j < len; ++j) row[j] = std::exp(row[j] - m);
       for (int64_t j = len; j < T; ++j) row[j] = 0.f;
     }
   }
@@ -155,8 +176,8 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
     for (int64_t i = 0; i < n; ++i) from_f32(src[i], dst[i]);
   }
 
-  Buffer probs_;  // P {N,H,T,T}, from forward to backward
-  size_t qkv_at_ = 0, o_at_ = 0, din_at_ = 0;  // staging offsets, in floats
+  Buffer lse_;  // each score row's log-sum-exp {N,H,T}, from forward to backward (none for inference)
+  size_t dp_at_ = 0, qkv_at_ = 0, o_at_ = 0, din_at_ = 0;  // staging offsets, in floats (P at 0)
   Product qk_, pv_, dp_, dv_, dq_, dk_;
 };
 
