@@ -1,6 +1,7 @@
 // Attention's softmax between the two cuBLAS products (cuda_layers_attention.cpp), the CPU backend's semantics
 // (cpu_layers_attention.cpp): per row of scores, a max-subtracted softmax over the keys the query may see (all,
-// or causal: up to its own position), masked entries exactly 0 so the products after it need no mask. fp32
+// or causal: up to its own position), masked entries exactly 0 so the products after it need no mask; each
+// row's log-sum-exp for backward, which rebuilds P from the recomputed scores with it rather than keep P. fp32
 // throughout; a copy in the activation type feeds the products where those read half types.
 #include <cmath>
 
@@ -15,7 +16,7 @@ constexpr int kThreads = 128;  // per row (one block a row)
 
 // In place over the scores: each thread rewrites only its own entries, after the reductions.
 template <typename L>
-__global__ void softmax_rows_k(float* s, L* low, int64_t t, int64_t ld, bool causal) {
+__global__ void softmax_rows_k(float* s, L* low, float* lse, int64_t t, int64_t ld, bool causal) {
   const int64_t r = blockIdx.x;
   float* row = s + r * ld;
   const int64_t len = causal ? r % t + 1 : t;
@@ -24,9 +25,25 @@ __global__ void softmax_rows_k(float* s, L* low, int64_t t, int64_t ld, bool cau
   mx = block_reduce<kThreads>(mx, MaxOp{});
   float sum = 0;
   for (int64_t j = threadIdx.x; j < len; j += kThreads) sum += expf(row[j] - mx);
-  const float inv = 1.f / block_reduce<kThreads>(sum, SumOp{});
+  const float total = block_reduce<kThreads>(sum, SumOp{});
+  const float inv = 1.f / total;
   for (int64_t j = threadIdx.x; j < t; j += kThreads) {
     const float p = j < len ? expf(row[j] - mx) * inv : 0.f;
+    row[j] = p;
+    if (low) low[r * ld + j] = from_f32<L>(p);
+  }
+  if (lse && threadIdx.x == 0) lse[r] = mx + logf(total);
+}
+
+// P = exp(S - lse) in place over the recomputed scores, masked entries 0 as softmax_rows_k writes them.
+template <typename L>
+__global__ void probs_rows_k(float* s, L* low, const float* lse, int64_t t, int64_t ld, bool causal) {
+  const int64_t r = blockIdx.x;
+  float* row = s + r * ld;
+  const int64_t len = causal ? r % t + 1 : t;
+  const float m = lse[r];
+  for (int64_t j = threadIdx.x; j < t; j += kThreads) {
+    const float p = j < len ? expf(row[j] - m) : 0.f;
     row[j] = p;
     if (low) low[r * ld + j] = from_f32<L>(p);
   }
@@ -57,13 +74,24 @@ void check_rows(int64_t rows, int64_t t, int64_t ld) {
 
 }  // namespace
 
-void attention_softmax(float* scores, void* probs_low, DType dt, int64_t rows, int64_t t, int64_t ld, bool causal,
-                       cudaStream_t s) {
+void attention_softmax(float* scores, void* probs_low, float* lse, DType dt, int64_t rows, int64_t t, int64_t ld,
+                       bool causal, cudaStream_t s) {
   check_rows(rows, t, ld);
   launch_float(dt, rows, [&](auto tag) {
     using L = decltype(tag);
     softmax_rows_k<L>
-        <<<static_cast<unsigned>(rows), kThreads, 0, s>>>(scores, static_cast<L*>(probs_low), t, ld, causal);
+        <<<static_cast<unsigned>(rows), kThreads, 0, s>>>(scores, static_cast<L*>(probs_low), lse, t, ld, causal);
+  });
+}
+
+void attention_probs(float* scores, void* probs_low, const float* lse, DType dt, int64_t rows, int64_t t, int64_t ld,
+                     bool causal, cudaStream_t s) {
+  check_rows(rows, t, ld);
+  MG_ENSURE(lse, "attention probabilities: no log-sum-exp");
+  launch_float(dt, rows, [&](auto tag) {
+    using L = decltype(tag);
+    probs_rows_k<L>
+        <<<static_cast<unsigned>(rows), kThreads, 0, s>>>(scores, static_cast<L*>(probs_low), lse, t, ld, causal);
   });
 }
 

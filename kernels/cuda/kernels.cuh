@@ -145,10 +145,15 @@ void patch_tokens_backward(const void* dy, void* dx, float* dcls, float* dpos, D
 void class_token_forward(const void* x, void* y, DType dt, int64_t n, int64_t t, int64_t c, cudaStream_t s);
 void class_token_backward(const void* dy, void* dx, DType dt, int64_t n, int64_t t, int64_t c, cudaStream_t s);
 
-// Attention's softmax over rows of t fp32 scores (attention.cu); row r is query position r % t, and causal masks
-// the keys after it to exactly 0. In place; probs_low (dt, may be null) gets a copy for the products.
-void attention_softmax(float* scores, void* probs_low, DType dt, int64_t rows, int64_t t, int64_t ld, bool causal,
-                       cudaStream_t s);
+// Attention's softmax over rows of t fp32 scores, ld apart (attention.cu); row r is query position r % t, and
+// causal masks the keys after it to exactly 0. In place; probs_low (dt, may be null) gets a copy for the products,
+// lse (may be null) each row's log-sum-exp.
+void attention_softmax(float* scores, void* probs_low, float* lse, DType dt, int64_t rows, int64_t t, int64_t ld,
+                       bool causal, cudaStream_t s);
+// P rebuilt from recomputed scores and attention_softmax's lse: exp(S - lse), masked entries 0, in place;
+// probs_low as above.
+void attention_probs(float* scores, void* probs_low, const float* lse, DType dt, int64_t rows, int64_t t, int64_t ld,
+                     bool causal, cudaStream_t s);
 // dS = P (dP - rowsum(P dP)), into ds_low (dt) when non-null, else over dprobs.
 void attention_softmax_backward(const float* probs, float* dprobs, void* ds_low, DType dt, int64_t rows, int64_t t,
                                 int64_t ld, cudaStream_t s);

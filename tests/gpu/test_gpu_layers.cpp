@@ -66,3 +66,41 @@ TEST_CASE("CUDA layers reject bad configurations with one-line usage errors", "[
                   UsageError);
   CHECK_THROWS_AS(gpu().create_layer(layer_of(LayerKind::LRN, "lrn"), {Shape{1, 2, 3, 3}}, o), UsageError);
 }
+
+TEST_CASE("CUDA attention keeps one float per score row from forward to backward and recomputes P in backward",
+          "[gpu][layers]") {
+  const int64_t N = 5, H = 4, T = 6;
+  const Shape in{N, T, 48};  // more samples than heads: the products batch over the samples
+  for (Precision p : gpu_precisions()) {
+    for (const bool causal : {true, false}) {
+      INFO(precision_name(p) << (causal ? " causal" : " full"));
+      LayerDesc d = layer_of(LayerKind::Attention, "recomputed");
+      d.attention = {H, causal};
+      LayerOptions opt;
+      opt.precision = p;
+      const DType dt = activation_dtype(p);
+      auto sized = gpu().create_layer(d, {in}, opt);  // grows the shared scratch first
+      gpu().reset_peak_memory();
+      const size_t base = gpu().peak_memory_bytes();
+      auto a = gpu().create_layer(d, {in}, opt), b = gpu().create_layer(d, {in}, opt);
+      gpu().reset_peak_memory();
+      // Each layer's own allocation: the rows' log-sum-exp, not P.
+      CHECK(gpu().peak_memory_bytes() - base == 2 * static_cast<size_t>(N * H * T) * sizeof(float));
+      a->bind({}, {});
+      b->bind({}, {});
+      const size_t n = static_cast<size_t>(in.numel()), on = static_cast<size_t>(a->output_shape().numel());
+      Dev x1 = upload(gpu(), rounded(random_vec(n, 1), dt), dt), x2 = upload(gpu(), rounded(random_vec(n, 2), dt), dt);
+      Dev dy = upload(gpu(), rounded(random_vec(on, 3), dt), dt);
+      Dev y1(gpu(), on * dtype_size(dt)), y2(gpu(), on * dtype_size(dt)), dx(gpu(), n * dtype_size(dt));
+      const Tensor tx1{x1.p, in, dt}, tx2{x2.p, in, dt}, ty1{y1.p, a->output_shape(), dt},
+          ty2{y2.p, a->output_shape(), dt}, tdy{dy.p, a->output_shape(), dt}, tdx{dx.p, in, dt};
+      a->forward({tx1}, ty1, true);
+      a->backward({tx1}, ty1, tdy, {tdx}, false);
+      const std::vector<float> alone = download(gpu(), dx.p, n, dt);
+      a->forward({tx1}, ty1, true);
+      b->forward({tx2}, ty2, true);  // another layer's P overwrites the shared scratch before a's backward
+      a->backward({tx1}, ty1, tdy, {tdx}, false);
+      CHECK(rel_err(download(gpu(), dx.p, n, dt), alone) < 1e-6);
+    }
+  }
+}

@@ -12,8 +12,10 @@
 //   dK = dS^T Q s ->  dK^T = Q^T dS   (gemm N,T  m=d n=T k=T)
 // Score rows are T rounded up to 8 elements apart (ViT's T = 197 gave 16-bit rows cuBLAS reads slowly); the
 // padding is never read. Scores, probabilities and dP are fp32 (the products accumulate in fp32 and write fp32),
-// the softmax and its backward are kernels/cuda/attention.cu's. P stays in the layer for backward; the half copies
-// of P and dS the products read at fp16/bf16, and dP, live in the replica's scratch, reserved here.
+// the softmax, P's rebuild and the softmax backward are kernels/cuda/attention.cu's. Only each score row's
+// log-sum-exp {N,H,T} stays in the layer from forward to backward (P would be N*H*T*ld floats a layer); backward
+// recomputes S with forward's product and P = exp(S - lse) from it. P, the half copies of P and dS the products
+// read at fp16/bf16, and dP live in the replica's scratch only inside one call, reserved here.
 #include <cmath>
 
 #include "backend/cuda/cuda_layers.h"
@@ -31,21 +33,27 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
         AttentionDims(desc_, out_shape_),
         ld_((t_ + 7) / 8 * 8),
         scores_(n_ * h_ * t_ * ld_),
-        probs_(be_, static_cast<size_t>(scores_) * sizeof(float)) {
+        lse_(be_, opt_.backward ? static_cast<size_t>(n_ * h_ * t_) * sizeof(float) : 0) {
     if (3 * c_ > 0x7fffffff || t_ > 0x7fffffff || h_ > 0x7fffffff) throw UsageError(where() + "too large for cuBLAS");
     scale_ = 1.f / std::sqrt(static_cast<float>(hd_));
     compute_ = opt_.precision == Precision::TF32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-    const size_t low = dt_ == DType::F32 ? 0 : static_cast<size_t>(scores_) * dtype_size(dt_);
-    scratch_bytes_ = opt_.backward ? static_cast<size_t>(scores_) * sizeof(float) + low : low;
-    if (scratch_bytes_) be_.scratch(scratch_bytes_);  // grown now, so no step allocates
+    // Scratch: [P fp32 | P or dS in the activation type (fp16/bf16 only) | dP fp32 (backward only)]; scores_ is a
+    // multiple of 8 elements, so every region starts 16-byte aligned.
+    const size_t f32 = static_cast<size_t>(scores_) * sizeof(float);
+    low_at_ = f32;
+    dp_at_ = low_at_ + (dt_ == DType::F32 ? 0 : static_cast<size_t>(scores_) * dtype_size(dt_));
+    scratch_bytes_ = dp_at_ + (opt_.backward ? f32 : 0);
+    be_.scratch(scratch_bytes_);  // grown now, so no step allocates
   }
 
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
-    float* p = probs_.as<float>();
-    void* p_low = dt_ == DType::F32 ? nullptr : be_.scratch(scratch_bytes_);
+    char* scratch = static_cast<char*>(be_.scratch(scratch_bytes_));
+    float* p = reinterpret_cast<float*>(scratch);
+    void* p_low = dt_ == DType::F32 ? nullptr : scratch + low_at_;
     product(CUBLAS_OP_T, CUBLAS_OP_N, t_, t_, hd_, scale_, head_in(in[0], 1), head_in(in[0], 0), scores(p, DType::F32));
-    kernels::attention_softmax(p, p_low, dt_, n_ * h_ * t_, t_, ld_, desc_.attention.causal, stream());
+    kernels::attention_softmax(p, p_low, lse_.as<float>(), dt_, n_ * h_ * t_, t_, ld_, desc_.attention.causal,
+                               stream());
     product(CUBLAS_OP_N, CUBLAS_OP_N, hd_, t_, t_, 1.f, head_in(in[0], 2), scores(p_low ? p_low : p, dt_),
             head_out(out.data));
   }
@@ -55,11 +63,14 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
     check_io(in, out);
     if (!din[0].data) return;
     MG_ENSURE(opt_.backward, where() + "backward on a layer built for inference");
-    const float* p = probs_.as<float>();
-    float* dp = static_cast<float*>(be_.scratch(scratch_bytes_));
-    void* low = dt_ == DType::F32 ? nullptr : dp + scores_;  // P for dV, then dS
+    char* scratch = static_cast<char*>(be_.scratch(scratch_bytes_));
+    float* p = reinterpret_cast<float*>(scratch);
+    void* low = dt_ == DType::F32 ? nullptr : scratch + low_at_;  // P for dV, then dS
+    float* dp = reinterpret_cast<float*>(scratch + dp_at_);
+    // S again, as forward computed it, then P from it and the rows' log-sum-exp.
+    product(CUBLAS_OP_T, CUBLAS_OP_N, t_, t_, hd_, scale_, head_in(in[0], 1), head_in(in[0], 0), scores(p, DType::F32));
+    kernels::attention_probs(p, low, lse_.as<float>(), dt_, n_ * h_ * t_, t_, ld_, desc_.attention.causal, stream());
     product(CUBLAS_OP_T, CUBLAS_OP_N, t_, t_, hd_, 1.f, head_in(in[0], 2), head_out(dout.data), scores(dp, DType::F32));
-    if (low) kernels::cast(low, dt_, p, DType::F32, scores_, stream());
     product(CUBLAS_OP_N, CUBLAS_OP_T, hd_, t_, t_, 1.f, head_out(dout.data), scores(low ? low : p, dt_),
             head_in(din[0], 2));
     kernels::attention_softmax_backward(p, dp, low, dt_, n_ * h_ * t_, t_, ld_, stream());
@@ -108,10 +119,11 @@ class AttentionLayer final : public CudaLayer, AttentionDims {
 
   const int64_t ld_;      // a score row's stride, T rounded up to 8 (16-byte rows at 16 bits: cuBLAS's fast kernels)
   const int64_t scores_;  // N*H*T*ld
-  Buffer probs_;          // P {N,H,T,T} fp32, from forward to backward
+  Buffer lse_;            // each score row's log-sum-exp {N,H,T} fp32, from forward to backward (none for inference)
   float scale_ = 1.f;
   cublasComputeType_t compute_;
-  size_t scratch_bytes_ = 0;  // backward: dP fp32, then (fp16/bf16) P or dS in the activation type
+  size_t low_at_ = 0, dp_at_ = 0;  // byte offsets in the scratch (P fp32 at 0)
+  size_t scratch_bytes_ = 0;
 };
 
 }  // namespace
