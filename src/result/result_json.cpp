@@ -88,6 +88,14 @@ json wire_casts_json(const std::vector<WireCastCost>& v) {
   return a;
 }
 
+json layer_times_json(const std::vector<LayerTime>& v) {
+  json a = json::array();
+  for (const LayerTime& t : v)
+    a.push_back({{"layer", t.layer}, {"name", t.name}, {"kind", t.kind}, {"forward_s", t.forward_s},
+                 {"backward_s", t.backward_s}});
+  return a;
+}
+
 json run_json(const DeviceCountResult& r) {
   return {{"devices", r.devices},
           {"transport", r.transport},
@@ -113,6 +121,7 @@ json run_json(const DeviceCountResult& r) {
           {"allreduce", allreduce_json(r.allreduce)},
           {"gradient_layers", gradient_layers_json(r.gradient_layers)},
           {"wire_casts", wire_casts_json(r.wire_casts)},
+          {"layer_times", layer_times_json(r.layer_times)},
           {"peak_memory_bytes", r.peak_memory_bytes},
           {"conv_algorithms", r.conv_algorithms},
           {"device_memory_in_use_bytes", r.device_memory_in_use_bytes},
@@ -254,6 +263,15 @@ DeviceCountResult run_from_json(const JsonReader& rd, const json& j, const std::
       const std::string gw = w + ".gradient_layers[" + std::to_string(i) + "]";
       r.gradient_layers.push_back({rd.get<int>(gl[i], gw, "layer"), rd.get<size_t>(gl[i], gw, "elements"),
                                    rd.get<double>(gl[i], gw, "ready_s")});
+    }
+  }
+  if (j.contains("layer_times")) {  // absent in files written before --layer-times
+    const json& lt = rd.array(j, w, "layer_times");
+    for (size_t i = 0; i < lt.size(); ++i) {
+      const std::string lw = w + ".layer_times[" + std::to_string(i) + "]";
+      r.layer_times.push_back({rd.get<int>(lt[i], lw, "layer"), rd.get<std::string>(lt[i], lw, "name"),
+                               rd.get<std::string>(lt[i], lw, "kind"), rd.get<double>(lt[i], lw, "forward_s"),
+                               rd.get<double>(lt[i], lw, "backward_s")});
     }
   }
   if (j.contains("wire_casts")) {  // absent in files written before the casts were profiled

@@ -69,6 +69,7 @@ struct RunConfig {
   int runs = 1;  // whole benchmark repeated in this many fresh processes and pooled (comm/rendezvous/child_runs.h)
   bool forward_only = false;
   bool input_only = false;
+  bool layer_times = false;  // time each layer in the last warm-up step (DeviceCountResult::layer_times)
   // Calibration only (scripts/ci-regression.sh --calibrate): each timed step busy-waits this fraction of its own
   // measured time, so the run is slower by a known amount. 0 = off; recorded in the result when used.
   double inject_slowdown = 0;

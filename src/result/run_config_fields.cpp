@@ -198,6 +198,9 @@ const std::vector<ConfigField>& run_config_fields() {
        "benchmark inference (forward pass only)"},
       {MG_VALUE(input_only), "input-only", _, F, K, _, kGroupMeasurement,
        "run the input pipeline only (decode, augment, stage), no training"},
+      {MG_VALUE(layer_times), "layer-times", O, _, _, _, kGroupMeasurement,
+       "time every layer's forward and backward in the last warm-up step (device events between the layers, "
+       "outside the timed window) and print the step's time by layer kind"},
       {MG_VALUE(inject_slowdown), "inject-slowdown", O, _, _, _, kGroupMeasurement,
        "calibration only: make every timed step slower by this fraction of its own time (busy-wait), e.g. 0.10; "
        "recorded in the result (scripts/ci-regression.sh --calibrate)"},

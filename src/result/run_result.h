@@ -70,6 +70,17 @@ struct GradientLayer {
   double ready_s = 0;     // mean per step, from the start of (the last micro-batch's) backward
 };
 
+// --layer-times: one layer's share of one step (the last warm-up step, replica 0), from device events recorded
+// between the layers. A ReLU or Add fused into its producer has no forward entry of its own (the producer's time
+// holds it); "loss" is the softmax cross-entropy, between forward and backward.
+struct LayerTime {
+  int layer = 0;      // index in the model; -1 for the loss
+  std::string name;   // the model's layer name ("layer2.0.conv1", "h.3.attn")
+  std::string kind;   // conv, linear, attention, ... (models/layer_desc.h); "loss"
+  double forward_s = 0;
+  double backward_s = 0;  // with the gradient additions into its inputs' gradients
+};
+
 // What casting gradients to and from a 16-bit wire dtype cost on the profiled device: the trainer's own cast
 // (Backend::cast on the Compute stream), timed with device events over the model's whole fp32 gradient after a
 // 1-device run's timed window, median of `repetitions`. `mgbench predict` schedules the casts a multi-device run
@@ -135,6 +146,7 @@ struct DeviceCountResult {
   AllreduceStats allreduce;
   std::vector<GradientLayer> gradient_layers;  // the profile (training runs; empty for forward/input-only)
   std::vector<WireCastCost> wire_casts;        // the profile's cast costs (1-device training runs; else empty)
+  std::vector<LayerTime> layer_times;          // --layer-times, in layer order then the loss; else empty
   size_t peak_memory_bytes = 0;  // max over replicas: bytes mgbench itself allocated at the high-water mark
   // Which convolution algorithm the layers ran, as layers per algorithm name (CPU: direct, winograd, chosen
   // at set-up unless --cpu-conv-algo pins one), as rank 0's first replica chose; processes choose on their own.

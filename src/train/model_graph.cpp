@@ -100,7 +100,7 @@ void ModelGraph::bind(const ParamStore& store) {
       shared_grads_.push_back(Tensor{store.grads() + e.offset, e.shape, DType::F32});
 }
 
-void ModelGraph::forward(const Tensor& images, bool training) {
+void ModelGraph::forward(const Tensor& images, bool training, const std::function<void(int)>& after_layer) {
   MG_ENSURE(images.shape == out_[0].shape, "input batch " + images.shape.str() + " != " + out_[0].shape.str());
   if (out_[0].dtype == DType::I32) {  // a language model's token ids, as they are
     MG_ENSURE(images.dtype == DType::I32, "token ids must be int32, got " + std::string(dtype_name(images.dtype)));
@@ -108,6 +108,7 @@ void ModelGraph::forward(const Tensor& images, bool training) {
   } else {
     be_.cast(out_[0], images);  // fp32 -> activation dtype (a copy at fp32)
   }
+  if (after_layer) after_layer(0);
   for (size_t i = 1; i < ops_.size(); ++i) {
     if (!ops_[i]) continue;                                  // a ReLU fused into its producer
     if (plan_.layers[i].add_by >= 0) continue;                // an Add its batch norm computed
@@ -118,6 +119,7 @@ void ModelGraph::forward(const Tensor& images, bool training) {
       in.push_back(out_[ins[0] == static_cast<int>(i) ? ins[1] : ins[0]]);
     }
     ops_[i]->forward(in, out_[i], training);
+    if (after_layer) after_layer(static_cast<int>(i));
   }
 }
 

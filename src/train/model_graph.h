@@ -28,8 +28,9 @@ class ModelGraph {
   std::vector<std::vector<ParamShape>> param_shapes() const;
   void bind(const ParamStore& store);
 
-  // images: fp32 NHWC {N,3,H,W} on the device; for a language model, int32 token ids {N,T}.
-  void forward(const Tensor& images, bool training);
+  // images: fp32 NHWC {N,3,H,W} on the device; for a language model, int32 token ids {N,T}. after_layer(i), when
+  // given, runs once layer i's forward is enqueued (i = 0: the input's cast; a layer fused into another: never).
+  void forward(const Tensor& images, bool training, const std::function<void(int)>& after_layer = nullptr);
   // Mean softmax cross-entropy against labels; dlogits scaled by loss_scale. The loss stays on the device
   // (loss_tensor()) so nothing here synchronises.
   void loss(const Tensor& labels, float loss_scale);

@@ -75,6 +75,10 @@ Replica::Replica(const RunConfig& cfg, const ModelDesc& model, Backend& be, Comm
       e.bwd_end.push_back(be.create_event());
     }
   }
+  if (net_ && cfg.layer_times && cfg.warmup > 0) {
+    layer_clock_ = std::make_unique<LayerClock>(be, model);
+    layer_clock_step_ = cfg.warmup - 1;
+  }
   base_ = be.create_event();
   loss_host_ = static_cast<float*>(be.host_alloc_pinned(2 * sizeof(float)));
   loss_host_[0] = loss_host_[1] = 0.0f;
@@ -115,14 +119,19 @@ void Replica::launch(int index) {
   if (sync_) sync_->begin_step(index);
   be_.record(*ev.start, StreamKind::Compute);
   const float scale = scaler_.scale();  // the scale this step's backward runs with
+  LayerClock* lc = index == layer_clock_step_ ? layer_clock_.get() : nullptr;
   for (int k = 0; k < K; ++k) {
+    LayerClock* timed = k == K - 1 ? lc : nullptr;  // the last micro-batch, whose backward also syncs
     if (!train && k > 0) input_->release();  // the previous micro-batch's slot, timed as input work
     DeviceBatch batch = input_->next();
     if (batch.copy_begin && batch.copy_end) ev.copies.emplace_back(batch.copy_begin, batch.copy_end);
     be_.record(*ev.in_end[k], StreamKind::Compute);
     if (net_) {
-      net_->forward(batch.inputs, train);
+      if (timed) timed->start();
+      net_->forward(batch.inputs, train, timed ? std::function<void(int)>([timed](int l) { timed->forward_done(l); })
+                                               : nullptr);
       if (train) net_->loss(batch.labels, scale);
+      if (timed && train) timed->loss_done();
     }
     be_.record(*ev.fwd_end[k], StreamKind::Compute);
     if (!train) {  // no backward; the slot is released before the next batch or after the step's last event
@@ -132,7 +141,8 @@ void Replica::launch(int index) {
     input_->release();  // nothing after this reads the batch, so its slot can be refilled under backward
     if (k == K - 1) {
       GradReadyClock* clock = clocks_[index % 2].get();
-      net_->backward(k > 0, [this, clock](int layer) {
+      net_->backward(k > 0, [this, clock, timed](int layer) {
+        if (timed) timed->backward_done(layer);
         clock->on_layer_done(layer);
         sync_->on_layer_done(layer);
       });
@@ -200,6 +210,7 @@ StepBreakdown Replica::collect(int index) {
   s.optimizer = be_.elapsed_seconds(*ev.comm_done, *ev.opt_end);
   s.total = be_.elapsed_seconds(*ev.start, *ev.opt_end);
   if (clocks_[index % 2]) layer_ready_ = clocks_[index % 2]->ready_times(*ev.fwd_end.back());
+  if (index == layer_clock_step_) layer_times_ = layer_clock_->read();
   double comm_total = 0;
   for (double t : bucket_times_) comm_total += t;
   s.comm_overlapped = std::max(0.0, comm_total - s.comm_exposed);

@@ -16,6 +16,7 @@
 #include "models/layer_desc.h"
 #include "train/grad_ready_clock.h"
 #include "train/grad_sync.h"
+#include "train/layer_clock.h"
 #include "train/loss_scaler.h"
 #include "train/model_graph.h"
 #include "train/param_store.h"
@@ -60,6 +61,9 @@ class Replica {
   // The profile of the last step: per parameter-owning layer, seconds into backward when its gradients were done.
   const std::vector<double>& last_layer_ready() const { return layer_ready_; }
   const GradReadyClock* ready_clock() const { return clocks_[0].get(); }
+  // With --layer-times, the per-layer times of the last warm-up step once it is collected (else empty); its last
+  // micro-batch under --accum-steps.
+  const std::vector<LayerTime>& layer_times() const { return layer_times_; }
   Backend& backend() { return be_; }
   ParamStore* params() { return store_.get(); }
 
@@ -83,6 +87,9 @@ class Replica {
   std::unique_ptr<GradSync> sync_;
   std::unique_ptr<GradReadyClock> clocks_[2];
   std::vector<double> layer_ready_;
+  std::unique_ptr<LayerClock> layer_clock_;  // --layer-times
+  int layer_clock_step_ = -1;                // the step it times
+  std::vector<LayerTime> layer_times_;
   std::unique_ptr<InputPipeline> input_;
   StepEvents sets_[2];
   int last_collected_ = -1;

@@ -119,6 +119,7 @@ DeviceCountResult merge_replicas(DeviceCountResult r, const std::vector<ReplicaT
   }
 
   r.wire_casts = local[0].wire_casts;
+  r.layer_times = local[0].layer_times;
 
   // Buckets: the layout is the same on every replica; the time is the mean over replicas (none when no
   // collective ran).

@@ -31,6 +31,7 @@ struct ReplicaOutput {
   std::vector<TraceSpan> trace;
   std::vector<GradientLayer> layers;  // the profile: ready_s summed over timed steps
   std::vector<WireCastCost> wire_casts;  // the profile's cast costs (1-device training runs only)
+  std::vector<LayerTime> layer_times;    // --layer-times
   int64_t skipped_images = 0;
   std::vector<size_t> bucket_bytes;
   std::vector<int> bucket_ready_layer;

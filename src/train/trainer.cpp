@@ -93,6 +93,7 @@ class TimedWindow {
   void run(const std::atomic<bool>& failed, const std::function<void(double)>& on_timed) {
     const int total_steps = cfg_.warmup + cfg_.steps * cfg_.repeat;
     auto take = [&](int s, const StepBreakdown& b) {
+      if (s == cfg_.warmup - 1 && cfg_.layer_times) out_.layer_times = rep_.layer_times();
       if (s < cfg_.warmup) return;
       record(b);
       on_timed(b.total);

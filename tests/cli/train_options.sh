@@ -71,6 +71,27 @@ expect_usage_error "--adam-eps must be positive" "$MGBENCH" "${run[@]}" --optimi
 expect_usage_error "--adam-beta1, --adam-beta2 and --adam-eps apply to --optimizer adamw" "$MGBENCH" "${run[@]}" \
   --adam-beta1 0.8
 
+# --layer-times: the last warm-up step's per-layer times in the JSON (every layer, then the loss) and a table by
+# kind on stdout, for the largest entry of a sweep; refused without a warm-up step or with no layers to time.
+expect_status 0 "$MGBENCH" --device cpu --model gpt2-tiny --seq-len 16 --batch-size 2 --steps 1 --warmup 2 --gpus 1,2 \
+  --no-progress --no-check --layer-times --json "$TMP/lt.json"
+cp "$TMP/out" "$TMP/lt.txt"
+json_check "$TMP/lt.json" "d['config']['layer_times'] and all(r['layer_times'][-1]['kind'] == 'loss' and \
+  [t['layer'] for t in r['layer_times'][:-1]] == list(range(len(r['layer_times']) - 1)) and \
+  any(t['kind'] == 'attention' and t['forward_s'] > 0 and t['backward_s'] > 0 for t in r['layer_times']) \
+  for r in d['runs'])" || fail "--layer-times: every layer and the loss expected in each entry"
+grep -q '^time by layer kind, last warm-up step (replica 0, 2 devices): ' "$TMP/lt.txt" &&
+  grep -qE '^  attention +2 ' "$TMP/lt.txt" && grep -q '^  slowest layers: ' "$TMP/lt.txt" ||
+  { cat "$TMP/lt.txt"; fail "--layer-times: no table by layer kind for the 2-device entry"; }
+expect_status 0 "$MGBENCH" "${small[@]}" --json "$TMP/nolt.json"
+cp "$TMP/out" "$TMP/nolt.txt"
+json_check "$TMP/nolt.json" "[r['layer_times'] for r in d['runs']] == [[]]" || fail "layer_times without --layer-times"
+! grep -q 'time by layer kind' "$TMP/nolt.txt" || fail "a layer-kind table without --layer-times"
+expect_usage_error "--layer-times times the last warm-up step: give --warmup 1 or more" \
+  "$MGBENCH" --device cpu --model tiny --batch-size 4 --steps 1 --gpus 1 --no-progress --warmup 0 --layer-times
+expect_usage_error "--layer-times times the model's layers; --input-only runs none" \
+  "$MGBENCH" "${small[@]}" --input-only --layer-times
+
 if grep -q avx512_bf16 /proc/cpuinfo; then
   expect_status 0 "$MGBENCH" "${run[@]}" --gpus 1 --batch-size 8 --precision bf16 --json "$TMP/bf16.json"
   [[ $(json_get "$TMP/bf16.json" "d['config']['precision']") == bf16 ]] || fail "bf16 not recorded"

@@ -25,7 +25,7 @@ TEST_CASE("result JSON carries every documented field") {
   CHECK(j.at("config").at("scaling") == "weak");
   CHECK(j.at("config").at("allreduce") == "ring");
   CHECK(j.at("config").at("optimizer") == "sgd");
-  CHECK(j.at("config").size() == 50);  // one key per RunConfig field
+  CHECK(j.at("config").size() == 51);  // one key per RunConfig field
   CHECK(j.at("check").is_null());       // the fixture ran no correctness check
   const json& run = j.at("runs").at(1);
   CHECK(run.at("devices") == 2);
@@ -81,6 +81,22 @@ TEST_CASE("result JSON round-trips through the reader") {
   json older = cj;
   older["runs"][0].erase("wire_casts");
   CHECK(result_from_json(older, "old.json").runs.at(0).wire_casts.empty());
+
+  // --layer-times round-trips; a file written before it reads as none.
+  RunResult timed = r;
+  timed.runs.at(2).layer_times = {{0, "input", "input", 1e-5, 0}, {5, "h.0.attn", "attention", 2e-3, 4e-3},
+                                  {-1, "loss", "loss", 3e-4, 0}};
+  const json tj = to_json(timed);
+  const RunResult tb = result_from_json(tj, "x.json");
+  REQUIRE(tb.runs.at(2).layer_times.size() == 3);
+  CHECK(tb.runs.at(2).layer_times[1].name == "h.0.attn");
+  CHECK(tb.runs.at(2).layer_times[1].kind == "attention");
+  CHECK(tb.runs.at(2).layer_times[1].backward_s == 4e-3);
+  CHECK(tb.runs.at(2).layer_times[2].layer == -1);
+  CHECK(to_json(tb) == tj);
+  json untimed_layers = tj;
+  untimed_layers["runs"][2].erase("layer_times");
+  CHECK(result_from_json(untimed_layers, "old.json").runs.at(2).layer_times.empty());
 
   // When each process run began and ended round-trips; a file written before them reads as none.
   REQUIRE(back.process_runs.size() == 1);

@@ -16,7 +16,7 @@ inline const std::map<std::string, nlohmann::json>& other_config_values() {
       {"gpu_ids", {0, 2}},          {"no_baseline", true},      {"threads", 3},
       {"threads_per_replica", 2},   {"cpu_conv_algo", "winograd"},  {"batch_size", 7},          {"scaling", "strong"},
       {"steps", 3},                 {"warmup", 1},              {"repeat", 2},
-      {"runs", 4},                  {"forward_only", true},     {"input_only", true},
+      {"runs", 4},                  {"forward_only", true},     {"input_only", true},       {"layer_times", true},
       {"inject_slowdown", 0.25},    {"lr", 0.5},                {"momentum", 0.5},
       {"weight_decay", 0.25},       {"loss_scale", 128.0},      {"data", "/data/train.mgrec"},
       {"synthetic_source", "host"}, {"data_threads", 5},        {"staging_depth", 3},

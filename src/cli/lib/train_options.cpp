@@ -211,6 +211,10 @@ void resolve_numbers(RunConfig& c, const TrainOptions& o, const ModelDesc& desc,
   if (c.repeat < 1 || c.repeat > 1000)
     throw UsageError(fmt::format("--repeat {} must be between 1 and 1000", c.repeat));
   if (c.runs < 1 || c.runs > 100) throw UsageError(fmt::format("--runs {} must be between 1 and 100", c.runs));
+  if (c.layer_times && c.warmup < 1)
+    throw UsageError("--layer-times times the last warm-up step: give --warmup 1 or more");
+  if (c.layer_times && c.input_only)
+    throw UsageError("--layer-times times the model's layers; --input-only runs none");
   check_accum_steps(c.accum_steps);
   if (c.staging_depth < 1 || c.staging_depth > 64)
     throw UsageError(fmt::format("--staging-depth {} must be between 1 and 64", c.staging_depth));

@@ -13,6 +13,7 @@
 #include "core/error.h"
 #include "models/registry.h"
 #include "report/html_report.h"
+#include "report/layer_times_table.h"
 #include "report/progress.h"
 #include "report/table.h"
 #include "report/trace.h"
@@ -32,6 +33,7 @@ double unix_now_s() {
 // with_trace: false where a child process already wrote the --trace (results read back from JSON carry none).
 void report(const RunResult& result, const RunConfig& cfg, bool with_trace, const std::string& html_path) {
   std::fputs(format_table(result).c_str(), stdout);
+  std::fputs(format_layer_times(result).c_str(), stdout);
   std::fflush(stdout);
   if (with_trace && !cfg.trace_path.empty()) write_trace(cfg.trace_path, result.runs.back());
   if (!cfg.json_path.empty()) write_json_atomic(cfg.json_path, to_json(result));
