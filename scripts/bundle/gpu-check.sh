@@ -9,7 +9,8 @@
 # on ResNet-18, ResNet-50 on JPEGs made on the spot and staged from the host, mgbench comm, mgbench predict to 8
 # GPUs beside a published 8-GPU figure, then PyTorch eager NCHW and torch.compile while time remains. A failing or
 # missing step (no torchvision, no compute-sanitizer) is recorded and the rest still runs; a
-# step the budget cannot fit is recorded as skipped.
+# step the budget cannot fit is recorded as skipped. Every mgbench training run also times its last warm-up step
+# layer by layer (--layer-times, outside the timed window); the summary gives each model's time by layer kind.
 # Everything goes to OUT (default ./mgbench-gpu-check-<date>-<host>) and OUT.tar.xz: log.txt, steps.tsv (step,
 # status, seconds), one file per step, summary.json and summary.md.
 # Exit 0 when every step passed, 1 when a step failed or was skipped, 77 without a GPU.
@@ -81,7 +82,7 @@ train() {  # NAME MAX_S ARGS...: mgbench training, JSON into NAME.json
   local name=$1 max=$2
   shift 2
   step "$name" "$max" "$mgbench" --device cuda --gpus 1 --batch-size "$batch" --steps "$steps" --warmup "$warmup" \
-    --no-progress --json "$out/$name.json" "$@"
+    --no-progress --layer-times --json "$out/$name.json" "$@"
 }
 
 # mgbench uses PyTorch's own cuDNN, NCCL and cuBLAS wheels when PyTorch is there, so both sides of each comparison
@@ -107,7 +108,7 @@ step conv-algos-fp32 90 env MGBENCH_CONV_ALGOS=1 "$mgbench" --device cuda --gpus
 # GPT-2 (124 M) at bf16 on one fixed batch of device-synthetic tokens, beside torch_gpt2.py at the same settings.
 step gpt2-bf16 120 "$mgbench" --device cuda --gpus 1 --model gpt2 --precision bf16 --seq-len 1024 \
   --batch-size "$lm_batch" --optimizer adamw --steps "$steps" --warmup "$warmup" --synthetic-source device \
-  --no-progress --json "$out/gpt2-bf16.json"
+  --no-progress --layer-times --json "$out/gpt2-bf16.json"
 if ((have_torch_cuda)); then
   step torch-gpt2-bf16 120 bash -c '"$1" "$2" --device cuda --precision bf16 --model gpt2 --seq-len 1024 \
     --batch "$3" --steps "$4" --warmup "$5" >"$6"' _ "$python" "$share/torch_gpt2.py" "$lm_batch" "$steps" "$warmup" \
@@ -124,7 +125,7 @@ fi
 # attention at the real model's size) beside torchvision's vit_b_16 under bf16 autocast, both with SGD-momentum.
 step vit-b16-bf16 90 "$mgbench" --device cuda --gpus 1 --model vit-b16 --precision bf16 --image-size 224 \
   --batch-size "$vit_batch" --steps "$steps" --warmup "$warmup" --synthetic-source device --no-progress \
-  --json "$out/vit-b16-bf16.json"
+  --layer-times --json "$out/vit-b16-bf16.json"
 if ((have_torch)); then
   step torch-vit-b16-bf16 120 bash -c '"$1" "$2" --device cuda --model vit_b_16 --image 224 --batch "$3" \
     --precision bf16 --steps "$4" --warmup "$5" >"$6"' _ "$python" "$share/torch_reference.py" "$vit_batch" \

@@ -39,6 +39,17 @@ def run_at(result, devices):
     return None
 
 
+def kind_shares(run):
+    """'linear 52.1 %, attention 30.2 %, ...': a run's --layer-times summed by layer kind, largest first."""
+    kinds = {}
+    for t in (run or {}).get("layer_times", []):
+        kinds[t["kind"]] = kinds.get(t["kind"], 0.0) + t["forward_s"] + t["backward_s"]
+    total = sum(kinds.values())
+    if not total:
+        return ""
+    return ", ".join(f"{k} {100 * v / total:.1f} %" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))
+
+
 def gib(n):
     return f"{n / 2**30:.2f}" if n else "-"
 
@@ -151,6 +162,13 @@ def main():
         if p:
             s["predictions"][prec] = p
 
+    # Where each model's step went, by layer kind (its last warm-up step, --layer-times).
+    s["layer_kinds"] = {}
+    for name in ("gpt2-bf16", "vit-b16-bf16", "resnet50-bf16", "resnet50-fp32"):
+        shares = kind_shares(first_run(load(out, f"{name}.json")))
+        if shares:
+            s["layer_kinds"][name] = shares
+
     with open(os.path.join(out, "summary.json"), "w") as f:
         json.dump(s, f, indent=2)
     md = ["| precision | mgbench img/s | PyTorch CL img/s | ratio (goal) | mgbench peak GiB | PyTorch reserved GiB |"
@@ -181,6 +199,8 @@ def main():
                   f"{gib(v.get('mgbench_peak_memory_bytes'))}, PyTorch reserved {gib(v.get('torch_peak_reserved_bytes'))}")
     for key in sorted(k for k in s if k.split("-")[0] in ("memcheck", "racecheck")):
         md.append(f"{key}: {s[key]}")
+    for name, shares in s["layer_kinds"].items():
+        md.append(f"{name} by layer kind (last warm-up step): {shares}")
     if "cudnn" in s:
         c = s["cudnn"]
         md.append(f"\ncuDNN: mgbench {c['mgbench']} ({c['mgbench_file']}), PyTorch {c['torch']}")

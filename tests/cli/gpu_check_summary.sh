@@ -47,6 +47,19 @@ for want in 'ViT-B/16 bf16, 224x224: mgbench 916 img/s, torchvision vit_b_16 196
   grep -qxF -- "$want" "$TMP/h200b.txt" || { cat "$TMP/h200b.txt"; fail "the third run's summary lacks: $want"; }
 done
 
+# Each model's time by layer kind when its run has --layer-times (added here to the third run's GPT-2 file).
+"$py" -c 'import json, sys
+d = json.load(open(sys.argv[1]))
+d["runs"][0]["layer_times"] = [{"layer": 1, "name": "wte", "kind": "embedding", "forward_s": 0.001, "backward_s": 0.002},
+    {"layer": 2, "name": "h.0.attn", "kind": "attention", "forward_s": 0.004, "backward_s": 0.008},
+    {"layer": 3, "name": "h.0.fc", "kind": "linear", "forward_s": 0.002, "backward_s": 0.003},
+    {"layer": -1, "name": "loss", "kind": "loss", "forward_s": 0.0, "backward_s": 0.0}]
+json.dump(d, open(sys.argv[1], "w"))' "$TMP/gc3/gpt2-bf16.json"
+"$py" "$summary" "$TMP/gc3" "$published" >"$TMP/kinds.txt" || { cat "$TMP/kinds.txt"; fail "the layer-kind summary failed"; }
+want='gpt2-bf16 by layer kind (last warm-up step): attention 60.0 %, linear 25.0 %, embedding 15.0 %, loss 0.0 %'
+grep -qxF -- "$want" "$TMP/kinds.txt" || { cat "$TMP/kinds.txt"; fail "the summary lacks: $want"; }
+grep -q 'by layer kind' "$TMP/h200b.txt" && fail "a layer-kind line for a run without --layer-times"
+
 # A run that got no further than the check: the summary still renders, with what there is.
 mkdir "$TMP/short" && cp "$TMP/gc/steps.tsv" "$TMP/gc/check.json" "$TMP/short/"
 "$py" "$summary" "$TMP/short" "$published" >"$TMP/short.txt" || { cat "$TMP/short.txt"; fail "the summary of a short run failed"; }
