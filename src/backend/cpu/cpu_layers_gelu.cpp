@@ -1,9 +1,8 @@
 // GELU in its tanh form, as GPT-2 (and nanoGPT, llm.c) compute it, or, where the description asks (ViT), the
-// exact form torch's nn.GELU() computes (backend/gelu_math.h). fp32 whatever the activation type; backward reads
-// the input (never the output, so it may be overwritten).
-#include "backend/cpu/cpu_act_io.h"
+// exact form torch's nn.GELU() computes: oneDNN's eltwise gelu_tanh / gelu_erf, whose vector code computes the
+// same formulas (backend/gelu_math.h) where a plain loop calls scalar tanhf and erff. Backward reads the input
+// (never the output, so it may be overwritten).
 #include "backend/cpu/cpu_layers.h"
-#include "backend/gelu_math.h"
 
 namespace mg::cpu {
 
@@ -11,42 +10,42 @@ namespace {
 
 class GeluLayer final : public CpuLayer {
  public:
-  using CpuLayer::CpuLayer;
+  explicit GeluLayer(const CpuLayerArgs& args) : CpuLayer(args) {
+    const memory::desc md = act_desc(out_shape_, dt_);
+    const auto alg = desc_.gelu.tanh ? dnnl::algorithm::eltwise_gelu_tanh : dnnl::algorithm::eltwise_gelu_erf;
+    MG_CHECK_DNNL(fwd_pd_ = dnnl::eltwise_forward::primitive_desc(
+                      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, md, 0.f, 0.f), attr(),
+                      be_.engine()));
+    MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
+                      dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f), attr(), be_.engine(), fwd_pd_));
+    fwd_ = primitive_of<dnnl::eltwise_forward>(fwd_pd_);
+    bwd_ = primitive_of<dnnl::eltwise_backward>(bwd_pd_);
+    allocate_scratch();
+    x_ = mem(md);
+    y_ = mem(md);
+    dx_ = mem(md);
+  }
   void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
     check_io(in, out);
-    const int64_t n = out_shape_.numel();
-    with_act_type(dt_, [&](auto tag) {
-      using T = decltype(tag);
-      const T* x = in[0].as<T>();
-      T* y = out.as<T>();
-      if (desc_.gelu.tanh) {
-#pragma omp parallel for simd if (n > 16384)
-        for (int64_t i = 0; i < n; ++i) from_f32(gelu_tanh(to_f32(x[i])), y[i]);
-      } else {
-#pragma omp parallel for simd if (n > 16384)
-        for (int64_t i = 0; i < n; ++i) from_f32(gelu_erf(to_f32(x[i])), y[i]);
-      }
-    });
+    set(x_, in[0].data);
+    set(y_, out.data);
+    run(fwd_, {{DNNL_ARG_SRC, x_}, {DNNL_ARG_DST, y_}});
   }
   void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
                 const std::vector<Tensor>& din, bool) override {
     check_io(in, out);
     if (!din[0].data) return;
-    const int64_t n = out_shape_.numel();
-    with_act_type(dt_, [&](auto tag) {
-      using T = decltype(tag);
-      const T* x = in[0].as<T>();
-      const T* dy = dout.as<T>();
-      T* dx = din[0].as<T>();
-      if (desc_.gelu.tanh) {
-#pragma omp parallel for simd if (n > 16384)
-        for (int64_t i = 0; i < n; ++i) from_f32(to_f32(dy[i]) * gelu_tanh_grad(to_f32(x[i])), dx[i]);
-      } else {
-#pragma omp parallel for simd if (n > 16384)
-        for (int64_t i = 0; i < n; ++i) from_f32(to_f32(dy[i]) * gelu_erf_grad(to_f32(x[i])), dx[i]);
-      }
-    });
+    set(x_, in[0].data);
+    set(y_, dout.data);
+    set(dx_, din[0].data);
+    run(bwd_, {{DNNL_ARG_SRC, x_}, {DNNL_ARG_DIFF_DST, y_}, {DNNL_ARG_DIFF_SRC, dx_}});
   }
+
+ private:
+  dnnl::eltwise_forward::primitive_desc fwd_pd_;
+  dnnl::eltwise_backward::primitive_desc bwd_pd_;
+  dnnl::primitive fwd_, bwd_;
+  dnnl::memory x_, y_, dx_;
 };
 
 }  // namespace
