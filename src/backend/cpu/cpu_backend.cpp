@@ -12,6 +12,7 @@
 #include <map>
 #include <mutex>
 #include <thread>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -397,10 +398,72 @@ void CpuBackend::cast(const Tensor& dst, const Tensor& src) {
   for (int64_t i = 0; i < n; ++i) store(dst, i, load(src, i));
 }
 
+// fp32 logits with a gradient: oneDNN's log-softmax (vector code, where the loop below calls scalar exp) writes
+// each row's log-probabilities into dlogits, so loss_i = -logp[y] exactly; then exp in place gives p, and
+// (p - onehot) * grad_scale / n the gradient. Returns false when the label check fails.
+bool CpuBackend::softmax_xent_f32(const Tensor& logits, const Tensor& labels, const Tensor& loss,
+                                  const Tensor& dlogits, float grad_scale) {
+  const int64_t n = logits.shape.n();
+  const int64_t k = logits.numel() / n;
+  const dnnl::memory::desc md({n, k}, dnnl::memory::data_type::f32, dnnl::memory::format_tag::ab);
+  dnnl::primitive_attr attr;
+  MG_CHECK_DNNL(attr.set_scratchpad_mode(dnnl::scratchpad_mode::user));
+  dnnl::logsoftmax_forward::primitive_desc lsm_pd;
+  dnnl::eltwise_forward::primitive_desc exp_pd;
+  MG_CHECK_DNNL(lsm_pd = dnnl::logsoftmax_forward::primitive_desc(
+                    dnnl::logsoftmax_forward::desc(dnnl::prop_kind::forward_inference, md, 1), attr, engine_));
+  MG_CHECK_DNNL(exp_pd = dnnl::eltwise_forward::primitive_desc(
+                    dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_inference, dnnl::algorithm::eltwise_exp, md,
+                                                0.f, 0.f),
+                    attr, engine_));
+  const size_t scratch = std::max(lsm_pd.scratchpad_desc().get_size(), exp_pd.scratchpad_desc().get_size());
+  reserve_scratchpad(scratch);
+  dnnl::memory x, d;
+  MG_CHECK_DNNL(x = dnnl::memory(md, engine_, logits.data));
+  MG_CHECK_DNNL(d = dnnl::memory(md, engine_, dlogits.data));
+  auto run = [&](const auto& pd, dnnl::memory& src) {
+    dnnl::primitive p;
+    MG_CHECK_DNNL(p = dnnl::primitive(pd));
+    std::unordered_map<int, dnnl::memory> args{{DNNL_ARG_SRC, src}, {DNNL_ARG_DST, d}};
+    if (pd.scratchpad_desc().get_size()) {
+      dnnl::memory pad;
+      MG_CHECK_DNNL(pad = dnnl::memory(pd.scratchpad_desc(), engine_, scratchpad()));
+      args.emplace(DNNL_ARG_SCRATCHPAD, pad);
+    }
+    MG_CHECK_DNNL(p.execute(stream_, args));
+    MG_CHECK_DNNL(stream_.wait());
+  };
+  run(lsm_pd, x);
+  const int32_t* y = labels.as<int32_t>();
+  float* g = dlogits.as<float>();
+  double total = 0;
+  bool bad_label = false;
+  for (int64_t i = 0; i < n; ++i) {
+    if (y[i] < 0 || y[i] >= k) {
+      bad_label = true;
+      continue;
+    }
+    total -= g[i * k + y[i]];
+  }
+  if (bad_label) return false;
+  run(exp_pd, d);
+  const float s = grad_scale / static_cast<float>(n);
+  const int64_t all = n * k;
+#pragma omp parallel for simd
+  for (int64_t j = 0; j < all; ++j) g[j] *= s;
+  for (int64_t i = 0; i < n; ++i) g[i * k + y[i]] -= s;
+  loss.as<float>()[0] = static_cast<float>(total / static_cast<double>(n));
+  return true;
+}
+
 void CpuBackend::softmax_xent(const Tensor& logits, const Tensor& labels, const Tensor& loss,
                               const Tensor& dlogits, float grad_scale) {
   const int64_t n = logits.shape.n();
   const int64_t k = logits.numel() / n;
+  if (logits.dtype == DType::F32 && dlogits.data && dlogits.dtype == DType::F32) {
+    MG_ENSURE(softmax_xent_f32(logits, labels, loss, dlogits, grad_scale), "label outside [0, num_classes)");
+    return;
+  }
   double total = 0;
   bool bad_label = false;
 #pragma omp parallel for reduction(+ : total) reduction(|| : bad_label)
