@@ -43,6 +43,7 @@ for ((r = 0; r < rounds; r++)); do
 done
 [[ -n $last_ok ]] || { echo "no bundle passed its check: no GPU check"; exit 1; }
 left=$((budget - (SECONDS - t0) - 15))
+((left >= 60)) || echo "warning: $left s of BUDGET_S left for the GPU check: most of its steps will be skipped"
 echo "GPU check of bundle $last_ok within $left s"
 MG_GPU_BUDGET_S=$left "$out/bundle-$last_ok/bin/mgbench-gpu-check" "$out/gpu-check" >/dev/null 2>&1
 echo "GPU check: exit $?"

@@ -28,6 +28,8 @@ steps=${MG_GPU_STEPS:-20}
 warmup=${MG_GPU_WARMUP:-5}
 budget=${MG_GPU_BUDGET_S:-480}
 python=${PYTHON:-python3}
+layer_times=(--layer-times)  # times the last warm-up step, so none without one
+((warmup >= 1)) || layer_times=()
 out=${1:-$PWD/mgbench-gpu-check-$(date +%Y%m%d-%H%M%S)-$(hostname -s)}
 t_start=$SECONDS
 
@@ -82,7 +84,7 @@ train() {  # NAME MAX_S ARGS...: mgbench training, JSON into NAME.json
   local name=$1 max=$2
   shift 2
   step "$name" "$max" "$mgbench" --device cuda --gpus 1 --batch-size "$batch" --steps "$steps" --warmup "$warmup" \
-    --no-progress --layer-times --json "$out/$name.json" "$@"
+    --no-progress "${layer_times[@]}" --json "$out/$name.json" "$@"
 }
 
 # mgbench uses PyTorch's own cuDNN, NCCL and cuBLAS wheels when PyTorch is there, so both sides of each comparison
@@ -108,7 +110,7 @@ step conv-algos-fp32 90 env MGBENCH_CONV_ALGOS=1 "$mgbench" --device cuda --gpus
 # GPT-2 (124 M) at bf16 on one fixed batch of device-synthetic tokens, beside torch_gpt2.py at the same settings.
 step gpt2-bf16 120 "$mgbench" --device cuda --gpus 1 --model gpt2 --precision bf16 --seq-len 1024 \
   --batch-size "$lm_batch" --optimizer adamw --steps "$steps" --warmup "$warmup" --synthetic-source device \
-  --no-progress --layer-times --json "$out/gpt2-bf16.json"
+  --no-progress "${layer_times[@]}" --json "$out/gpt2-bf16.json"
 if ((have_torch_cuda)); then
   step torch-gpt2-bf16 120 bash -c '"$1" "$2" --device cuda --precision bf16 --model gpt2 --seq-len 1024 \
     --batch "$3" --steps "$4" --warmup "$5" >"$6"' _ "$python" "$share/torch_gpt2.py" "$lm_batch" "$steps" "$warmup" \
@@ -125,7 +127,7 @@ fi
 # attention at the real model's size) beside torchvision's vit_b_16 under bf16 autocast, both with SGD-momentum.
 step vit-b16-bf16 90 "$mgbench" --device cuda --gpus 1 --model vit-b16 --precision bf16 --image-size 224 \
   --batch-size "$vit_batch" --steps "$steps" --warmup "$warmup" --synthetic-source device --no-progress \
-  --layer-times --json "$out/vit-b16-bf16.json"
+  "${layer_times[@]}" --json "$out/vit-b16-bf16.json"
 if ((have_torch)); then
   step torch-vit-b16-bf16 120 bash -c '"$1" "$2" --device cuda --model vit_b_16 --image 224 --batch "$3" \
     --precision bf16 --steps "$4" --warmup "$5" >"$6"' _ "$python" "$share/torch_reference.py" "$vit_batch" \

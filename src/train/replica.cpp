@@ -141,8 +141,9 @@ void Replica::launch(int index) {
     input_->release();  // nothing after this reads the batch, so its slot can be refilled under backward
     if (k == K - 1) {
       GradReadyClock* clock = clocks_[index % 2].get();
-      net_->backward(k > 0, [this, clock, timed](int layer) {
-        if (timed) timed->backward_done(layer);
+      timed_backward_ = timed;  // a member, so the hook's captures fit std::function's inline storage
+      net_->backward(k > 0, [this, clock](int layer) {
+        if (timed_backward_) timed_backward_->backward_done(layer);
         clock->on_layer_done(layer);
         sync_->on_layer_done(layer);
       });

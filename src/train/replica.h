@@ -89,6 +89,7 @@ class Replica {
   std::vector<double> layer_ready_;
   std::unique_ptr<LayerClock> layer_clock_;  // --layer-times
   int layer_clock_step_ = -1;                // the step it times
+  LayerClock* timed_backward_ = nullptr;     // layer_clock_ during that step's last backward, else null
   std::vector<LayerTime> layer_times_;
   std::unique_ptr<InputPipeline> input_;
   StepEvents sets_[2];

@@ -62,7 +62,8 @@ recorded_elsewhere = {"json_path", "command_line", "config_file", "progress", "t
 before_timing = {"check"}
 # Fields added since a baseline was made: what the baseline's binary ran without them.
 added_later = {"cpu_conv_algo": "fastest", "optimizer": "sgd", "adam_beta1": 0.8999999761581421,
-               "adam_beta2": 0.9990000128746033, "adam_eps": 9.99999993922529e-09, "seq_len": 0}
+               "adam_beta2": 0.9990000128746033, "adam_eps": 9.99999993922529e-09, "seq_len": 0,
+               "layer_times": False}
 for k in sorted(set(base["config"]) | set(today["config"])):
     if k in run_length | recorded_elsewhere | before_timing:
         continue

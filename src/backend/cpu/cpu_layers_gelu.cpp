@@ -16,10 +16,12 @@ class GeluLayer final : public CpuLayer {
     MG_CHECK_DNNL(fwd_pd_ = dnnl::eltwise_forward::primitive_desc(
                       dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, md, 0.f, 0.f), attr(),
                       be_.engine()));
-    MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
-                      dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f), attr(), be_.engine(), fwd_pd_));
     fwd_ = primitive_of<dnnl::eltwise_forward>(fwd_pd_);
-    bwd_ = primitive_of<dnnl::eltwise_backward>(bwd_pd_);
+    if (opt_.backward) {
+      MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
+                        dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f), attr(), be_.engine(), fwd_pd_));
+      bwd_ = primitive_of<dnnl::eltwise_backward>(bwd_pd_);
+    }
     allocate_scratch();
     x_ = mem(md);
     y_ = mem(md);
@@ -35,6 +37,7 @@ class GeluLayer final : public CpuLayer {
                 const std::vector<Tensor>& din, bool) override {
     check_io(in, out);
     if (!din[0].data) return;
+    MG_ENSURE(opt_.backward, where() + "backward on a layer built for inference");
     set(x_, in[0].data);
     set(y_, dout.data);
     set(dx_, din[0].data);
