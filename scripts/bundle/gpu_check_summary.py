@@ -50,6 +50,20 @@ def kind_shares(run):
     return ", ".join(f"{k} {100 * v / total:.1f} %" for k, v in sorted(kinds.items(), key=lambda kv: -kv[1]))
 
 
+def beside(mine, ref, rate):
+    """mgbench's rate and peak memory beside a PyTorch run's, and their ratio (keys mgbench_RATE, torch_RATE)."""
+    e = {}
+    if mine:
+        e[f"mgbench_{rate}"] = mine.get(rate)
+        e["mgbench_peak_memory_bytes"] = mine.get("peak_memory_bytes")
+    if ref:
+        e[f"torch_{rate}"] = ref.get(rate)
+        e["torch_peak_reserved_bytes"] = ref.get("peak_memory_reserved_bytes")
+    if e.get(f"mgbench_{rate}") and e.get(f"torch_{rate}"):
+        e["ratio_vs_torch"] = e[f"mgbench_{rate}"] / e[f"torch_{rate}"]
+    return e
+
+
 def gib(n):
     return f"{n / 2**30:.2f}" if n else "-"
 
@@ -114,34 +128,16 @@ def main():
             s["precisions"][prec] = e
 
     gpt2, torch_gpt2 = first_run(load(out, "gpt2-bf16.json")), load(out, "torch-gpt2-bf16.json")
-    g = {}
-    if gpt2:
-        g["mgbench_tokens_per_sec"] = gpt2.get("tokens_per_sec")
-        g["mgbench_peak_memory_bytes"] = gpt2.get("peak_memory_bytes")
-    if torch_gpt2:
-        g["torch_tokens_per_sec"] = torch_gpt2.get("tokens_per_sec")
-        g["torch_peak_reserved_bytes"] = torch_gpt2.get("peak_memory_reserved_bytes")
+    g = beside(gpt2, torch_gpt2, "tokens_per_sec")
     sdpa = load(out, "torch-gpt2-bf16-sdpa.json")
     if sdpa:
         g["torch_sdpa_tokens_per_sec"] = sdpa.get("tokens_per_sec")
         g["torch_sdpa_peak_reserved_bytes"] = sdpa.get("peak_memory_reserved_bytes")
-    if g.get("mgbench_tokens_per_sec") and g.get("torch_tokens_per_sec"):
-        g["ratio_vs_torch"] = g["mgbench_tokens_per_sec"] / g["torch_tokens_per_sec"]
     if g.get("mgbench_tokens_per_sec") and g.get("torch_sdpa_tokens_per_sec"):
         g["ratio_vs_torch_sdpa"] = g["mgbench_tokens_per_sec"] / g["torch_sdpa_tokens_per_sec"]
     if g:
         s["gpt2_bf16"] = g
-
-    vit, torch_vit = first_run(load(out, "vit-b16-bf16.json")), load(out, "torch-vit-b16-bf16.json")
-    v = {}
-    if vit:
-        v["mgbench_images_per_sec"] = vit.get("images_per_sec")
-        v["mgbench_peak_memory_bytes"] = vit.get("peak_memory_bytes")
-    if torch_vit:
-        v["torch_images_per_sec"] = torch_vit.get("images_per_sec")
-        v["torch_peak_reserved_bytes"] = torch_vit.get("peak_memory_reserved_bytes")
-    if v.get("mgbench_images_per_sec") and v.get("torch_images_per_sec"):
-        v["ratio_vs_torch"] = v["mgbench_images_per_sec"] / v["torch_images_per_sec"]
+    v = beside(first_run(load(out, "vit-b16-bf16.json")), load(out, "torch-vit-b16-bf16.json"), "images_per_sec")
     if v:
         s["vit_b16_bf16"] = v
 

@@ -109,15 +109,24 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
     run(m.p, {{DNNL_ARG_SRC, m.src}, {DNNL_ARG_WEIGHTS, m.wei}, {DNNL_ARG_DST, m.dst}});
   }
 
-  // Each row of S becomes softmax over the keys it may see (all, or causal: up to its own position); masked
-  // entries are 0, so backward and P V need no mask of their own. lse (when given) gets each row's log-sum-exp.
-  void softmax_rows(float* s, float* lse) const {
+  // fn(row, len, r) for every row r of S, len the keys its query may see (all, or causal: up to its own
+  // position); the masked rest is then set to 0, so backward and P V need no mask of their own.
+  template <typename Fn>
+  void each_row(float* s, Fn&& fn) const {
     const int64_t T = t_, rows = n_ * h_ * t_;
     const bool causal = desc_.attention.causal;
 #pragma omp parallel for
     for (int64_t r = 0; r < rows; ++r) {
       float* row = s + r * T;
       const int64_t len = causal ? r % T + 1 : T;
+      fn(row, len, r);
+      for (int64_t j = len; j < T; ++j) row[j] = 0.f;
+    }
+  }
+
+  // Each row of S becomes its softmax; lse (when given) gets each row's log-sum-exp.
+  void softmax_rows(float* s, float* lse) const {
+    each_row(s, [lse](float* row, int64_t len, int64_t r) {
       float mx = row[0];
       for (int64_t j = 1; j < len; ++j) mx = std::max(mx, row[j]);
       double sum = 0;
@@ -127,23 +136,16 @@ class AttentionLayer final : public CpuLayer, AttentionDims {
       }
       const float inv = static_cast<float>(1.0 / sum);
       for (int64_t j = 0; j < len; ++j) row[j] *= inv;
-      for (int64_t j = len; j < T; ++j) row[j] = 0.f;
       if (lse) lse[r] = static_cast<float>(mx + std::log(sum));
-    }
+    });
   }
 
-  // P from S again in backward: exp(S - lse) over the keys the row may see, masked entries 0 as forward's.
+  // P from S again in backward: exp(S - lse), masked entries 0 as forward's.
   void probs_rows(float* s, const float* lse) const {
-    const int64_t T = t_, rows = n_ * h_ * t_;
-    const bool causal = desc_.attention.causal;
-#pragma omp parallel for
-    for (int64_t r = 0; r < rows; ++r) {
-      float* row = s + r * T;
-      const int64_t len = causal ? r % T + 1 : T;
+    each_row(s, [lse](float* row, int64_t len, int64_t r) {
       const float m = lse[r];
       for (int64_t j = 0; j < len; ++j) row[j] = std::exp(row[j] - m);
-      for (int64_t j = len; j < T; ++j) row[j] = 0.f;
-    }
+    });
   }
 
   // dS = P * (dP - sum_j P dP) per row, in place over dP.
