@@ -77,6 +77,23 @@ class CpuLayer : public LayerBase {
   dnnl::memory scratch_mem_;  // over CpuBackend::scratchpad(), set per call
 };
 
+// A oneDNN eltwise layer (ReLU, GELU): backward from the input, or from the output where the algorithm allows it
+// (backward_reads_dst), so that the network may run the layer in place, the input then gone.
+class EltwiseLayer : public CpuLayer {
+ public:
+  EltwiseLayer(const CpuLayerArgs& a, dnnl::algorithm alg, bool backward_reads_dst);
+  void forward(const std::vector<Tensor>& in, const Tensor& out, bool training) override;
+  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout, const std::vector<Tensor>& din,
+                bool accumulate) override;
+
+ private:
+  dnnl::eltwise_forward::primitive_desc fwd_pd_;
+  dnnl::eltwise_backward::primitive_desc bwd_pd_;
+  dnnl::primitive fwd_, bwd_;
+  dnnl::memory a_, b_, c_;
+  bool from_dst_;
+};
+
 // Parallel helpers for the few elementwise passes oneDNN has no primitive for.
 void parallel_copy(void* dst, const void* src, size_t bytes);
 // dst[i] (+)= src[i] over n floats.

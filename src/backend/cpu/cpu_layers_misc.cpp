@@ -8,46 +8,12 @@ namespace mg::cpu {
 
 namespace {
 
-class ReluLayer final : public CpuLayer {
+// The gradient from the output (y > 0 exactly where x > 0): the network may run ReLU in place, when the input no
+// longer exists (backend.h).
+class ReluLayer final : public EltwiseLayer {
  public:
-  explicit ReluLayer(const CpuLayerArgs& args) : CpuLayer(args) {
-    const memory::desc md = act_desc(out_shape_, dt_);
-    // The gradient from the output (y > 0 exactly where x > 0): the network may run ReLU in place, when the
-    // input no longer exists (backend.h).
-    const auto relu = dnnl::algorithm::eltwise_relu_use_dst_for_bwd;
-    MG_CHECK_DNNL(fwd_pd_ = dnnl::eltwise_forward::primitive_desc(
-                      dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, relu, md, 0.f, 0.f), attr(),
-                      be_.engine()));
-    MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
-                      dnnl::eltwise_backward::desc(relu, md, md, 0.f, 0.f), attr(), be_.engine(), fwd_pd_));
-    fwd_ = primitive_of<dnnl::eltwise_forward>(fwd_pd_);
-    bwd_ = primitive_of<dnnl::eltwise_backward>(bwd_pd_);
-    allocate_scratch();
-    a_ = mem(md);
-    b_ = mem(md);
-    c_ = mem(md);
-  }
-  void forward(const std::vector<Tensor>& in, const Tensor& out, bool) override {
-    check_io(in, out);
-    set(a_, in[0].data);
-    set(b_, out.data);
-    run(fwd_, {{DNNL_ARG_SRC, a_}, {DNNL_ARG_DST, b_}});
-  }
-  void backward(const std::vector<Tensor>& in, const Tensor& out, const Tensor& dout,
-                const std::vector<Tensor>& din, bool) override {
-    check_io(in, out);
-    if (!din[0].data) return;
-    set(a_, out.data);
-    set(b_, dout.data);
-    set(c_, din[0].data);
-    run(bwd_, {{DNNL_ARG_DST, a_}, {DNNL_ARG_DIFF_DST, b_}, {DNNL_ARG_DIFF_SRC, c_}});
-  }
-
- private:
-  dnnl::eltwise_forward::primitive_desc fwd_pd_;
-  dnnl::eltwise_backward::primitive_desc bwd_pd_;
-  dnnl::primitive fwd_, bwd_;
-  dnnl::memory a_, b_, c_;
+  explicit ReluLayer(const CpuLayerArgs& args)
+      : EltwiseLayer(args, dnnl::algorithm::eltwise_relu_use_dst_for_bwd, true) {}
 };
 
 // out = in0 + in1; both inputs receive dout unchanged. With LayerOptions::relu, out = max(in0 + in1, 0) by a
