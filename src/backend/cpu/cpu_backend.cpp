@@ -400,8 +400,8 @@ void CpuBackend::cast(const Tensor& dst, const Tensor& src) {
 
 // fp32 logits with a gradient: oneDNN's log-softmax (vector code, where the loop below calls scalar exp) writes
 // each row's log-probabilities into dlogits, so loss_i = -logp[y] exactly; then exp in place gives p, and
-// (p - onehot) * grad_scale / n the gradient. Returns false when the label check fails.
-bool CpuBackend::softmax_xent_f32(const Tensor& logits, const Tensor& labels, const Tensor& loss,
+// (p - onehot) * grad_scale / n the gradient. The labels are checked.
+void CpuBackend::softmax_xent_f32(const Tensor& logits, const Tensor& labels, const Tensor& loss,
                                   const Tensor& dlogits, float grad_scale) {
   const int64_t n = logits.shape.n();
   const int64_t k = logits.numel() / n;
@@ -437,15 +437,7 @@ bool CpuBackend::softmax_xent_f32(const Tensor& logits, const Tensor& labels, co
   const int32_t* y = labels.as<int32_t>();
   float* g = dlogits.as<float>();
   double total = 0;
-  bool bad_label = false;
-  for (int64_t i = 0; i < n; ++i) {
-    if (y[i] < 0 || y[i] >= k) {
-      bad_label = true;
-      continue;
-    }
-    total -= g[i * k + y[i]];
-  }
-  if (bad_label) return false;
+  for (int64_t i = 0; i < n; ++i) total -= g[i * k + y[i]];
   run(exp_pd, d);
   const float s = grad_scale / static_cast<float>(n);
   const int64_t all = n * k;
@@ -453,42 +445,36 @@ bool CpuBackend::softmax_xent_f32(const Tensor& logits, const Tensor& labels, co
   for (int64_t j = 0; j < all; ++j) g[j] *= s;
   for (int64_t i = 0; i < n; ++i) g[i * k + y[i]] -= s;
   loss.as<float>()[0] = static_cast<float>(total / static_cast<double>(n));
-  return true;
 }
 
 void CpuBackend::softmax_xent(const Tensor& logits, const Tensor& labels, const Tensor& loss,
                               const Tensor& dlogits, float grad_scale) {
   const int64_t n = logits.shape.n();
   const int64_t k = logits.numel() / n;
+  const int32_t* y = labels.as<int32_t>();
+  MG_ENSURE(std::all_of(y, y + n, [k](int32_t v) { return v >= 0 && v < k; }), "label outside [0, num_classes)");
   if (logits.dtype == DType::F32 && dlogits.data && dlogits.dtype == DType::F32) {
-    MG_ENSURE(softmax_xent_f32(logits, labels, loss, dlogits, grad_scale), "label outside [0, num_classes)");
+    softmax_xent_f32(logits, labels, loss, dlogits, grad_scale);
     return;
   }
   double total = 0;
-  bool bad_label = false;
-#pragma omp parallel for reduction(+ : total) reduction(|| : bad_label)
+#pragma omp parallel for reduction(+ : total)
   for (int64_t i = 0; i < n; ++i) {
     const int64_t base = i * k;
     float mx = -INFINITY;
     for (int64_t j = 0; j < k; ++j) mx = std::max(mx, load(logits, base + j));
     double sum = 0;
     for (int64_t j = 0; j < k; ++j) sum += std::exp(static_cast<double>(load(logits, base + j) - mx));
-    const int32_t y = labels.as<int32_t>()[i];
-    if (y < 0 || y >= k) {
-      bad_label = true;
-      continue;
-    }
     const double logz = std::log(sum) + mx;
-    total += logz - load(logits, base + y);
+    total += logz - load(logits, base + y[i]);
     if (dlogits.data) {
       for (int64_t j = 0; j < k; ++j) {
         double p = std::exp(static_cast<double>(load(logits, base + j)) - logz);
-        double g = (p - (j == y ? 1.0 : 0.0)) / static_cast<double>(n) * grad_scale;
+        double g = (p - (j == y[i] ? 1.0 : 0.0)) / static_cast<double>(n) * grad_scale;
         store(dlogits, base + j, static_cast<float>(g));
       }
     }
   }
-  MG_ENSURE(!bad_label, "label outside [0, num_classes)");
   loss.as<float>()[0] = static_cast<float>(total / static_cast<double>(n));
 }
 

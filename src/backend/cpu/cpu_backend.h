@@ -90,7 +90,7 @@ class CpuBackend final : public Backend {
   void* staging() { return shared(staging_); }
 
  private:
-  bool softmax_xent_f32(const Tensor& logits, const Tensor& labels, const Tensor& loss, const Tensor& dlogits,
+  void softmax_xent_f32(const Tensor& logits, const Tensor& labels, const Tensor& loss, const Tensor& dlogits,
                         float grad_scale);
   WorkerStream* worker(StreamKind s);  // nullptr for the inline Compute stream
   void run_on(StreamKind s, std::function<void()> fn);

@@ -87,8 +87,6 @@ class EltwiseLayer : public CpuLayer {
                 bool accumulate) override;
 
  private:
-  dnnl::eltwise_forward::primitive_desc fwd_pd_;
-  dnnl::eltwise_backward::primitive_desc bwd_pd_;
   dnnl::primitive fwd_, bwd_;
   dnnl::memory a_, b_, c_;
   bool from_dst_;

@@ -5,14 +5,16 @@ namespace mg::cpu {
 EltwiseLayer::EltwiseLayer(const CpuLayerArgs& args, dnnl::algorithm alg, bool backward_reads_dst)
     : CpuLayer(args), from_dst_(backward_reads_dst) {
   const memory::desc md = act_desc(out_shape_, dt_);
-  MG_CHECK_DNNL(fwd_pd_ = dnnl::eltwise_forward::primitive_desc(
+  dnnl::eltwise_forward::primitive_desc fwd_pd;
+  MG_CHECK_DNNL(fwd_pd = dnnl::eltwise_forward::primitive_desc(
                     dnnl::eltwise_forward::desc(dnnl::prop_kind::forward_training, alg, md, 0.f, 0.f), attr(),
                     be_.engine()));
-  fwd_ = primitive_of<dnnl::eltwise_forward>(fwd_pd_);
+  fwd_ = primitive_of<dnnl::eltwise_forward>(fwd_pd);
   if (opt_.backward) {
-    MG_CHECK_DNNL(bwd_pd_ = dnnl::eltwise_backward::primitive_desc(
-                      dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f), attr(), be_.engine(), fwd_pd_));
-    bwd_ = primitive_of<dnnl::eltwise_backward>(bwd_pd_);
+    dnnl::eltwise_backward::primitive_desc bwd_pd;
+    MG_CHECK_DNNL(bwd_pd = dnnl::eltwise_backward::primitive_desc(
+                      dnnl::eltwise_backward::desc(alg, md, md, 0.f, 0.f), attr(), be_.engine(), fwd_pd));
+    bwd_ = primitive_of<dnnl::eltwise_backward>(bwd_pd);
   }
   allocate_scratch();
   a_ = mem(md);
